@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Install, from Debian's archive, everything the build and tests need.
+# Idempotent and quiet when everything is present: it only calls apt when a
+# package or source entry is missing.  Must run as root.
+set -euo pipefail
+
+STAMP_DIR=${M890_CACHE:?M890_CACHE not set}
+mkdir -p "$STAMP_DIR"
+
+PKGS="build-essential bc bison flex kmod cpio xz-utils zstd dpkg-dev pkgconf
+ ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev
+ libfdt-dev libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev busybox-static
+ qemu-system-data linux-source-6.12 gnuplot-nox"
+
+need_apt_update=0
+src=/etc/apt/sources.list.d/m890-build.sources
+if [ ! -f "$src" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: must run as root to add apt sources" >&2
+		exit 1
+	fi
+	cat >"$src" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	need_apt_update=1
+fi
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"
+done
+meson_ok=0
+if command -v meson >/dev/null && dpkg --compare-versions "$(meson --version 2>/dev/null || echo 0)" ge 1.5; then
+	meson_ok=1
+fi
+
+if [ -n "$missing" ] || [ $meson_ok = 0 ] || [ $need_apt_update = 1 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing packages:$missing; run as root" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	echo "deps: installing:$missing $( [ $meson_ok = 0 ] && echo meson/bookworm-backports)"
+	apt-get update -qq
+	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	[ $meson_ok = 1 ] || apt-get install -y -qq --no-install-recommends -t bookworm-backports meson >/dev/null
+fi

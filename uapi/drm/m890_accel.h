@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * M890 DRM accel driver uAPI (Documentation/uapi.rst).
+ *
+ * Every struct is padded to a multiple of 8 bytes with the same layout on
+ * 32- and 64-bit ABIs; every pad and unknown flag bit must be zero
+ * (-EINVAL otherwise).  Sizes are __u64 bytes; user pointers are __u64.
+ */
+#ifndef _UAPI_M890_ACCEL_H_
+#define _UAPI_M890_ACCEL_H_
+
+#include "drm.h"
+#include "m890_packets.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* ioctl numbers, relative to DRM_COMMAND_BASE; never reused. */
+enum drm_m890_ioctl_nr {
+	DRM_M890_QUERY = 0x00,
+	DRM_M890_BO_CREATE = 0x01,
+	DRM_M890_BO_INFO = 0x02,
+	DRM_M890_QUEUE_CREATE = 0x03,
+	DRM_M890_QUEUE_DESTROY = 0x04,
+	DRM_M890_SUBMIT = 0x05,
+};
+
+/* Capability bits in drm_m890_device_info.capabilities. */
+#define DRM_M890_CAP_HBM_BO		(1ull << 0)
+#define DRM_M890_CAP_HOST_BO		(1ull << 1)
+#define DRM_M890_CAP_TIMELINE_SYNCOBJ	(1ull << 2)
+#define DRM_M890_CAP_PEER_IMPORT	(1ull << 3)	/* dma-buf P2P windows */
+#define DRM_M890_CAP_FABRIC		(1ull << 4)
+#define DRM_M890_CAP_TIMESTAMP		(1ull << 5)
+
+enum drm_m890_query_type {
+	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */
+};
+
+/**
+ * struct drm_m890_query - read a description of the device.
+ * @type: enum drm_m890_query_type.
+ * @size: in: bytes available at @data; 0 asks for the size.  Returned: the
+ *        bytes written (or needed, when the input was 0).  A buffer smaller
+ *        than the structure receives a truncated copy; a larger one has its
+ *        tail zeroed, so old and new userspace both work.
+ * @data: user pointer to the result.
+ *
+ * Errors: -EINVAL unknown @type or non-zero @pad, -EFAULT bad @data.
+ */
+struct drm_m890_query {
+	__u32 type;
+	__u32 size;
+	__u64 data;
+	__u32 pad;
+	__u32 pad2;
+};
+
+/**
+ * struct drm_m890_device_info - returned by DRM_M890_QUERY_DEVICE_INFO.
+ * @pci_vendor, @pci_device: PCI identity.
+ * @spec_version: hardware spec version, major << 16 | minor.
+ * @num_queues: hardware queues of the card.
+ * @fabric_id: the card's ICN fabric id, 0xff when detached.
+ * @fabric_port: switch port the card is cabled to.
+ * @hbm_size: bytes of on-card HBM.
+ * @va_start, @va_size: the device VA range where BOs are placed, bytes.
+ * @capabilities: DRM_M890_CAP_* bits.
+ * @max_submit_packets: most packets one DRM_M890_SUBMIT accepts.
+ */
+struct drm_m890_device_info {
+	__u32 pci_vendor;
+	__u32 pci_device;
+	__u32 spec_version;
+	__u32 num_queues;
+	__u32 fabric_id;
+	__u32 fabric_port;
+	__u64 hbm_size;
+	__u64 va_start;
+	__u64 va_size;
+	__u64 capabilities;
+	__u32 max_submit_packets;
+	__u32 pad;
+};
+
+/* BO placement, exactly one of them in drm_m890_bo_create.flags. */
+#define DRM_M890_BO_HBM		(1u << 0)	/* on-card HBM (BAR2) */
+#define DRM_M890_BO_HOST	(1u << 1)	/* host memory, DMA-mapped */
+#define DRM_M890_BO_FLAGS	(DRM_M890_BO_HBM | DRM_M890_BO_HOST)
+
+/**
+ * struct drm_m890_bo_create - allocate a buffer object.
+ * @size: bytes, > 0; rounded up to 4 KiB (host) or 64 KiB (HBM).
+ *        -EINVAL for 0, -E2BIG past the VA space, -ENOMEM (host) or
+ *        -ENOSPC (HBM) when memory is short.
+ * @flags: one DRM_M890_BO_* placement.
+ * @handle: returned GEM handle.
+ * @pad: must be zero.
+ * @va: returned device VA of the BO in this file's address space.
+ * @mmap_offset: returned offset to mmap() the BO with, on this fd.
+ *
+ * The BO is mapped into the file's device address space before it is
+ * returned and unmapped when its last reference goes.
+ */
+struct drm_m890_bo_create {
+	__u64 size;
+	__u32 flags;
+	__u32 handle;
+	__u64 va;
+	__u64 mmap_offset;
+};
+
+/**
+ * struct drm_m890_bo_info - describe a BO by handle.
+ * @handle: in, GEM handle (also an imported peer window).
+ * @flags: returned DRM_M890_BO_* placement, plus DRM_M890_BO_PEER for an
+ *         imported window onto another card's HBM.
+ * @size: returned bytes.  @va: returned device VA.
+ * @mmap_offset: returned mmap offset, 0 when the BO cannot be mapped.
+ * @peer_fabric_id: returned fabric id of the owning card (peer windows).
+ * @pad: must be zero.
+ */
+#define DRM_M890_BO_PEER	(1u << 2)
+struct drm_m890_bo_info {
+	__u32 handle;
+	__u32 flags;
+	__u64 size;
+	__u64 va;
+	__u64 mmap_offset;
+	__u32 peer_fabric_id;
+	__u32 pad;
+};
+
+/**
+ * struct drm_m890_queue_create - create a hardware queue for this file.
+ * @flags: must be zero.
+ * @queue_id: returned id, valid only on this fd.
+ * @syncobj: returned handle of a timeline syncobj; point N signals when
+ *           the submission that returned seqno N completes (or fails).
+ * @pad: must be zero.
+ * Errors: -EBUSY when every hardware queue is taken.
+ */
+struct drm_m890_queue_create {
+	__u32 flags;
+	__u32 queue_id;
+	__u32 syncobj;
+	__u32 pad;
+};
+
+/**
+ * struct drm_m890_queue_destroy - destroy a queue; its pending work is
+ * cancelled and its fences signal with -ECANCELED.  The syncobj stays.
+ */
+struct drm_m890_queue_destroy {
+	__u32 queue_id;
+	__u32 pad;
+};
+
+/**
+ * struct drm_m890_submit - append packets to a queue.
+ * @queue_id: from DRM_M890_QUEUE_CREATE.
+ * @count: packets at @packets, 1..max_submit_packets.
+ * @packets: user pointer to @count union m890_packet (64 bytes each).
+ *           Opcodes NOP..MX_DEQUANT; FENCE and reserved opcodes are
+ *           refused with -EINVAL, as are non-zero reserved fields.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ * @seqno: returned sequence number: the point on the queue's timeline
+ *         syncobj that signals when these packets have executed.  An
+ *         execution error signals the point with an error (-EIO, -EFAULT
+ *         for an MMU fault) and stops the queue.
+ * Errors: -ENOENT unknown queue, -EIO the queue stopped on an earlier
+ * error, -EAGAIN the ring stayed full for the driver's timeout.
+ */
+struct drm_m890_submit {
+	__u32 queue_id;
+	__u32 count;
+	__u64 packets;
+	__u32 flags;
+	__u32 pad;
+	__u64 seqno;
+};
+
+#define DRM_IOCTL_M890_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_QUERY, struct drm_m890_query)
+#define DRM_IOCTL_M890_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_BO_CREATE, struct drm_m890_bo_create)
+#define DRM_IOCTL_M890_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_BO_INFO, struct drm_m890_bo_info)
+#define DRM_IOCTL_M890_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_QUEUE_CREATE, struct drm_m890_queue_create)
+#define DRM_IOCTL_M890_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_M890_QUEUE_DESTROY, struct drm_m890_queue_destroy)
+#define DRM_IOCTL_M890_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_SUBMIT, struct drm_m890_submit)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_M890_ACCEL_H_ */
