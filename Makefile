@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+#
+# M890 open stack.  `make run` boots emulated cards and runs the main job;
+# `make check` runs every test suite.  Both install what they need first.
+
+M890_CACHE ?= $(HOME)/.cache/m890
+CARDS ?= 8
+VMS ?= 1
+HBM_MB ?= 128
+GUEST_TIMEOUT ?= 900
+CMD ?=
+export M890_CACHE
+
+BUILD := build
+LOGDIR := $(BUILD)/logs
+KREL = $(shell cat $(M890_CACHE)/kernel/release 2>/dev/null)
+KDIR = /lib/modules/$(KREL)/build
+KROOT = $(M890_CACHE)/kernel/$(KREL)
+QEMU_BINDIR = $(shell cat $(BUILD)/qemu-bindir 2>/dev/null)
+INITRD := $(BUILD)/guest/initramfs.cpio
+
+CC ?= gcc
+USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all deps kernel module qemu userspace image guest shell run check \
+	check-host check-qtest check-guest bench clean help
+all: module qemu userspace
+
+help:
+	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
+	@echo "make check               run every test suite"
+	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
+	@echo "make shell               interactive guest shell"
+	@echo "make module|qemu|userspace|image|clean"
+
+# ---- dependencies (Debian archive only; idempotent, quiet when present) ----
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@scripts/kernel.sh >/dev/null
+
+# ---- the kernel module ----
+module: kernel
+	@mkdir -p $(BUILD)/config
+	@scripts/kconfig-probe.sh $(KDIR) $(CURDIR)/$(BUILD)/config
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config modules
+
+# ---- QEMU with the M890 device and ICN switch ----
+qemu: deps
+	@mkdir -p $(BUILD)
+	@scripts/qemu.sh | tail -n 1 >$(BUILD)/qemu-bindir.tmp
+	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
+
+# ---- userspace: libm890, icnctl, test programs ----
+include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/unit/unit.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk)
+
+# ---- the guest ----
+image: module userspace
+	@mkdir -p $(dir $(INITRD))
+	@scripts/guest-image.sh $(KREL) $(KROOT) $(INITRD)
+
+GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KROOT)/boot/vmlinuz-$(KREL) INITRD=$(INITRD)
+
+guest: qemu image
+	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+		-l $(LOGDIR)/guest.log -- '$(subst ','\'',$(CMD))'
+
+shell: qemu image
+	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
+
+RUN_CMD = echo '== icnctl port show'; icnctl port show || exit 1; \
+	echo '== m890-a2a: all-to-all of 1 MiB blocks across $(CARDS) cards'; m890-a2a
+
+run: qemu image
+	@echo "== booting $(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
+	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
+
+# ---- tests ----
+check: qemu image
+	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+
+clean:
+	rm -rf $(BUILD) m890.ko m890.mod* *.o .*.cmd Module.symvers modules.order \
+		driver/*.o driver/.*.cmd
+
+# The in-guest test driver.
+$(BUILD)/bin/m890-guest-tests: tests/guest/m890-guest-tests.sh
+	@mkdir -p $(dir $@)
+	@install -m 755 $< $@
+userspace: $(BUILD)/bin/m890-guest-tests

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Run every test suite and print one summary line "N passed, N failed".
+# Suites: host unit tests (plain and ASan/UBSan builds), the device qtests,
+# and the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
+# run in one guest boot per card count.  Each suite speaks TAP; its output
+# goes to build/logs/<suite>.log and a line per suite is printed.
+#
+# Environment: QEMU, KERNEL, INITRD (as for guest-run.sh), QTEST_DIR.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+logdir=$top/build/logs
+mkdir -p "$logdir"
+passed=0 failed=0 skipped=0
+
+# count_tap LOG: add the ok / not ok lines of a TAP log to the totals.
+count_tap() {
+	local p f s
+	p=$(grep -cE '^ *ok [0-9]+' "$1" | head -1)
+	s=$(grep -cE '^ *ok [0-9]+.*# *SKIP' "$1" | head -1)
+	f=$(grep -cE '^ *not ok [0-9]+' "$1" | head -1)
+	p=$((p - s))
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "$2" "$p" "$f" "$s" "${1#"$top"/}"
+}
+
+# run_suite NAME CMD...: run a TAP-printing command; a non-zero exit with no
+# failing test counted is itself one failure.
+run_suite() {
+	local name=$1 log=$logdir/$1.log rc f0=$failed
+	shift
+	"$@" >"$log" 2>&1
+	rc=$?
+	count_tap "$log" "$name"
+	if [ $rc != 0 ] && [ $failed = "$f0" ]; then
+		echo "not ok - $name exited with status $rc" | tee -a "$log"
+		failed=$((failed + 1))
+	fi
+	if [ $failed != "$f0" ]; then
+		grep -E '^ *not ok|^#.*(FAIL|fail)|guest-run:' "$log" | head -20 | sed 's/^/    /'
+	fi
+}
+
+# 1. Host unit tests, plain and sanitized.
+for t in "$top"/build/unit/*_test "$top"/build/unit-san/*_test; do
+	[ -x "$t" ] || continue
+	run_suite "unit-$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
+done
+
+# 2. Device model qtests.
+for t in "${QTEST_DIR:?}"/*-test; do
+	[ -x "$t" ] || continue
+	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" "$t" --tap -k
+done
+
+# 3. In-guest suites, one boot per card count.
+for n in ${CHECK_CARDS:-8 2}; do
+	run_suite "guest-${n}cards" "$top/scripts/guest-run.sh" -n "$n" -t "${GUEST_TIMEOUT:-1200}" \
+		-l "$logdir/guest-${n}cards.console.log" -- "m890-guest-tests $n"
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Build the guest's initramfs: busybox, the guest kernel's DRM modules that
+# m890.ko needs, m890.ko itself, and the project's binaries (build/bin,
+# build/tests) with every shared library they link, copied from the host.
+#
+# usage: guest-image.sh KREL KMODROOT OUT.cpio
+set -euo pipefail
+krel=$1 kroot=$2 out=$3
+top=$(cd "$(dirname "$0")/.." && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,usr/lib,lib/modules,proc,sys,dev,tmp,root,etc,run,var/log,home/user}
+cp /bin/busybox "$stage/bin/busybox"
+cp "$top/scripts/guest-init.sh" "$stage/init"
+chmod 755 "$stage/init"
+
+# Modules m890.ko depends on, in load order (dependencies first).
+moddir=$kroot/lib/modules/$krel
+declare -A seen=()
+order=()
+add_mod() {
+	local name=$1 f dep
+	[ -n "${seen[$name]:-}" ] && return
+	seen[$name]=1
+	f=$(find "$moddir/kernel" -name "$name.ko*" -print -quit)
+	[ -n "$f" ] || { echo "guest-image: module $name not found" >&2; exit 1; }
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+		add_mod "$dep"
+	done
+	case $f in
+	*.xz) xz -dc "$f" >"$stage/lib/modules/$name.ko" ;;
+	*.zst) zstd -qdc "$f" >"$stage/lib/modules/$name.ko" ;;
+	*) cp "$f" "$stage/lib/modules/$name.ko" ;;
+	esac
+	order+=("$name")
+}
+for dep in $(modinfo -F depends "$top/m890.ko" | tr ',' ' '); do
+	add_mod "$dep"
+done
+printf '%s\n' "${order[@]}" >"$stage/lib/modules/load-order"
+cp "$top/m890.ko" "$stage/lib/modules/m890.ko"
+
+# The project's programs and libraries, plus every host library they need.
+for d in bin tests; do
+	[ -d "$top/build/$d" ] && cp -a "$top/build/$d/." "$stage/usr/bin/"
+done
+[ -d "$top/build/lib" ] && cp -a "$top/build/lib/." "$stage/usr/lib/"
+libs=$(find "$stage/usr/bin" "$stage/usr/lib" -type f -perm -u+x 2>/dev/null |
+	xargs -r env LD_LIBRARY_PATH="$top/build/lib" ldd 2>/dev/null |
+	awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
+for l in $libs; do
+	case $l in "$top"/*) continue ;; esac
+	mkdir -p "$stage$(dirname "$l")"
+	cp -L "$l" "$stage$l"
+done
+mkdir -p "$stage/lib64"
+cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
+
+cat >"$stage/etc/passwd" <<'PW'
+root:x:0:0:root:/root:/bin/sh
+user:x:1000:1000:unprivileged test user:/home/user:/bin/sh
+PW
+cat >"$stage/etc/group" <<'GR'
+root:x:0:
+user:x:1000:
+GR
+chown 1000:1000 "$stage/home/user"
+echo "/usr/lib" >"$stage/etc/ld.so.conf"
+
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=+0:+0 --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"

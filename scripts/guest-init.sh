@@ -1,0 +1,46 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: MIT
+#
+# /init of the guest: mount the pseudo file systems, load the DRM modules
+# and m890.ko, run /cmd.sh (or an interactive shell), report the exit status
+# and dmesg health on the console, power off.
+/bin/busybox --install -s /bin
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+export LD_LIBRARY_PATH=/usr/lib
+export HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+hostname m890-guest
+ip link set lo up 2>/dev/null
+
+for m in $(cat /lib/modules/load-order); do
+	insmod /lib/modules/$m.ko || echo "init: insmod $m failed"
+done
+if ! grep -q 'm890.noload' /proc/cmdline; then
+	insmod /lib/modules/m890.ko || echo "init: insmod m890 failed"
+fi
+
+cd /root
+if [ -f /cmd.sh ]; then
+	sh /cmd.sh
+	rc=$?
+else
+	setsid cttyhack sh
+	rc=$?
+fi
+
+# Any WARN, BUG, oops or lockup report fails the run.
+if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|soft lockup|hung_task|Call Trace' >/tmp/bad; then
+	echo "init: kernel reported problems:"
+	dmesg | tail -n 80
+	[ "$rc" = 0 ] && rc=99
+fi
+echo "M890-EXIT=$rc"
+sync
+poweroff -f

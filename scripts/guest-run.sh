@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Boot a microvm guest with N emulated M890 cards on one in-process ICN
+# switch, run one command (or an interactive shell) and return its status.
+#
+# usage: guest-run.sh [-n CARDS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [CMD]
+#   -i  interactive shell instead of CMD      -N  do not load m890.ko
+# Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio).
+set -euo pipefail
+cards=8 hbm=128 timeout=600 log= interactive=0 noload=
+while getopts "n:m:t:l:iN" o; do
+	case $o in
+	n) cards=$OPTARG ;;
+	m) hbm=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	l) log=$OPTARG ;;
+	i) interactive=1 ;;
+	N) noload=" m890.noload" ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+cmd=${*:-}
+: "${QEMU:?QEMU not set}" "${KERNEL:?KERNEL not set}" "${INITRD:?INITRD not set}"
+case $cards in ''|*[!0-9]*) echo "guest-run: CARDS must be a number" >&2; exit 2 ;; esac
+if [ "$cards" -lt 1 ] || [ "$cards" -gt 64 ]; then
+	echo "guest-run: CARDS must be 1..64 (ICN Switch 1.0 has 64 ports)" >&2
+	exit 2
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+initrd=$INITRD
+if [ "$interactive" = 0 ]; then
+	# An appended cpio adds /cmd.sh to the base image without rebuilding it.
+	mkdir -p "$work/extra"
+	printf '%s\n' "$cmd" >"$work/extra/cmd.sh"
+	(cd "$work/extra" && echo cmd.sh | cpio -o -H newc --owner=+0:+0 --quiet) >"$work/extra.cpio"
+	cat "$INITRD" "$work/extra.cpio" >"$work/initrd.cpio"
+	initrd=$work/initrd.cpio
+fi
+
+accel="-accel tcg,thread=multi"
+if [ "${M890_KVM:-auto}" != 0 ] && [ -w /dev/kvm ] && [ -f "${M890_CACHE:-/nonexistent}/kvm-ok" ]; then
+	accel="-accel kvm"
+fi
+mem=$((1024 + cards * 16))
+args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
+	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
+	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
+	-append "console=ttyS0 earlyprintk=ttyS0 quiet loglevel=4 panic=-1 pci=realloc$noload"
+	-object icn-switch,id=sw0)
+for ((i = 0; i < cards; i++)); do
+	args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
+		-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$i")
+done
+
+if [ "$interactive" = 1 ]; then
+	exec "$QEMU" "${args[@]}"
+fi
+[ -n "$log" ] || log=$work/console.log
+mkdir -p "$(dirname "$log")"
+set +e
+timeout --foreground -k 5 "$timeout" "$QEMU" "${args[@]}" </dev/null 2>&1 |
+	tr -d '\r' | tee "$log" | grep -v -E '^M890-EXIT=|^\[ *[0-9.]+\] (reboot|ACPI)'
+qrc=${PIPESTATUS[0]}
+set -e
+rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$log" | tail -n1)
+if [ -z "$rc" ]; then
+	if [ "$qrc" = 124 ]; then
+		echo "guest-run: guest timed out after ${timeout}s (log: $log)" >&2
+	else
+		echo "guest-run: guest ended without an exit status (QEMU status $qrc, log: $log)" >&2
+	fi
+	exit 125
+fi
+exit "$rc"

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# In-guest test driver, run by `make check` as the guest's command:
+#   m890-guest-tests CARDS
+# Runs every in-guest suite and prints TAP lines ("ok N - name" /
+# "not ok N - name"); exits non-zero if anything failed.
+cards=${1:-8}
+n=0
+fail=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $*"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fail=1
+	echo "not ok $n - $*"
+}
+
+# check NAME CMD...: one TAP line for a command's exit status.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# suite NAME CMD...: a program that prints its own TAP lines.
+suite() {
+	name=$1
+	shift
+	echo "# suite $name"
+	if ! command -v "$1" >/dev/null; then
+		not_ok "$name: $1 not installed"
+		return
+	fi
+	"$@"
+	rc=$?
+	[ $rc = 0 ] || { echo "# $name exited with status $rc"; fail=1; }
+}
+
+accel_count() {
+	ls /dev/accel 2>/dev/null | grep -c '^accel'
+}
+
+check "module loaded with $cards accel nodes" test "$(accel_count)" = "$cards"
+suite uapi m890_uapi_test
+for t in /usr/bin/m890-lib-test-*; do
+	[ -x "$t" ] && suite "$(basename "$t")" "$t"
+done
+for t in /usr/bin/icnctl-test-*; do
+	[ -x "$t" ] && suite "$(basename "$t")" "$t"
+done
+check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
+check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
+
+# Module reload: unload with no clients, load again, nodes come back.
+check "rmmod m890" rmmod m890
+check "no accel nodes after rmmod" test "$(accel_count)" = 0
+check "insmod m890 again" insmod /lib/modules/m890.ko
+check "accel nodes back after insmod" test "$(accel_count)" = "$cards"
+check "m890-a2a after reload" sh -c 'm890-a2a >/tmp/a2a2.log 2>&1 || { cat /tmp/a2a2.log; exit 1; }'
+
+echo "1..$n"
+exit $fail
