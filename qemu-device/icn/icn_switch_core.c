@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * DOC: ICN Switch 1.0 core
+ *
+ * The switch state machine shared by the in-process QEMU object and the
+ * fabric daemon: 64 ports, each with an optional attached card (endpoint),
+ * admin and oper link state, a partition and counters.  A card reaches a
+ * peer only when both are present, both links are up and both ports are in
+ * the same partition; the core checks that and hands out the peer's HBM
+ * pointer, and it counts every transfer.
+ *
+ * Locking: one mutex protects all port state.  Callbacks are collected
+ * under the mutex and called after it is released, so a callback may call
+ * any core function.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "icn_switch_core.h"
+
+struct icn_port {
+    bool present;
+    struct icn_endpoint ep;
+    uint8_t admin;
+    uint8_t oper;
+    uint32_t partition;
+    uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts, errors, link_down;
+};
+
+struct icn_switch {
+    pthread_mutex_t lock;    /* protects everything below */
+    uint32_t id;
+    icn_event_fn event_fn;
+    void *event_opaque;
+    struct icn_port port[ICN_SWITCH_PORTS];
+};
+
+/* Endpoints to notify, captured under the lock, called after unlock. */
+struct icn_notify {
+    unsigned int n;
+    struct icn_endpoint ep[ICN_SWITCH_PORTS];
+    icn_event_fn fn;
+    void *fn_opaque;
+    struct icn_event ev;
+};
+
+struct icn_switch *icn_switch_new(uint32_t switch_id)
+{
+    struct icn_switch *sw = calloc(1, sizeof(*sw));
+    unsigned int i;
+
+    if (!sw)
+        return NULL;
+    if (pthread_mutex_init(&sw->lock, NULL)) {
+        free(sw);
+        return NULL;
+    }
+    sw->id = switch_id;
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        sw->port[i].admin = M890_LINK_UP;
+        sw->port[i].oper = M890_LINK_DOWN;
+    }
+    return sw;
+}
+
+void icn_switch_free(struct icn_switch *sw)
+{
+    if (!sw)
+        return;
+    pthread_mutex_destroy(&sw->lock);
+    free(sw);
+}
+
+uint32_t icn_switch_id(const struct icn_switch *sw)
+{
+    return sw->id;
+}
+
+void icn_switch_set_event_cb(struct icn_switch *sw, icn_event_fn fn,
+                 void *cb_opaque)
+{
+    pthread_mutex_lock(&sw->lock);
+    sw->event_fn = fn;
+    sw->event_opaque = cb_opaque;
+    pthread_mutex_unlock(&sw->lock);
+}
+
+/* Called with the lock held: snapshot the event and its recipients. */
+static void icn_capture_event(struct icn_switch *sw, unsigned int port,
+                  struct icn_notify *nt)
+{
+    const struct icn_port *p = &sw->port[port];
+    unsigned int i;
+
+    nt->n = 0;
+    for (i = 0; i < ICN_SWITCH_PORTS; i++)
+        if (sw->port[i].present)
+            nt->ep[nt->n++] = sw->port[i].ep;
+    nt->fn = sw->event_fn;
+    nt->fn_opaque = sw->event_opaque;
+    nt->ev.port = (uint8_t)port;
+    nt->ev.admin = p->admin;
+    nt->ev.oper = p->oper;
+    nt->ev.present = p->present;
+}
+
+/* Called without the lock. */
+static void icn_deliver_event(const struct icn_notify *nt)
+{
+    unsigned int i;
+
+    if (!nt->fn)
+        return;
+    for (i = 0; i < nt->n; i++)
+        nt->fn(nt->fn_opaque, nt->ep[i].opaque, &nt->ev);
+    nt->fn(nt->fn_opaque, NULL, &nt->ev);
+}
+
+/* Recompute oper from admin and presence; lock held.  True if changed. */
+static bool icn_update_oper(struct icn_port *p)
+{
+    uint8_t oper = (p->present && p->admin == M890_LINK_UP) ?
+               M890_LINK_UP : M890_LINK_DOWN;
+
+    if (oper == p->oper)
+        return false;
+    if (p->oper == M890_LINK_UP && oper != M890_LINK_UP)
+        p->link_down++;
+    p->oper = oper;
+    return true;
+}
+
+int icn_switch_attach(struct icn_switch *sw, unsigned int port,
+              const struct icn_endpoint *ep)
+{
+    struct icn_notify *nt;
+    struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    if (!ep)
+        return -EINVAL;
+    nt = malloc(sizeof(*nt));
+    if (!nt)
+        return -ENOMEM;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    if (p->present) {
+        pthread_mutex_unlock(&sw->lock);
+        free(nt);
+        return -EBUSY;
+    }
+    p->present = true;
+    p->ep = *ep;
+    icn_update_oper(p);
+    icn_capture_event(sw, port, nt);
+    pthread_mutex_unlock(&sw->lock);
+    icn_deliver_event(nt);
+    free(nt);
+    return 0;
+}
+
+int icn_switch_detach(struct icn_switch *sw, unsigned int port)
+{
+    struct icn_notify *nt;
+    struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    nt = malloc(sizeof(*nt));
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    if (!p->present) {
+        pthread_mutex_unlock(&sw->lock);
+        free(nt);
+        return -ENOENT;
+    }
+    p->present = false;
+    memset(&p->ep, 0, sizeof(p->ep));
+    icn_update_oper(p);
+    if (nt)
+        icn_capture_event(sw, port, nt);
+    pthread_mutex_unlock(&sw->lock);
+    if (nt) {
+        icn_deliver_event(nt);
+        free(nt);
+    }
+    return 0;
+}
+
+int icn_switch_set_admin(struct icn_switch *sw, unsigned int port,
+             unsigned int admin)
+{
+    struct icn_notify *nt;
+    struct icn_port *p;
+    bool changed;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    if (admin != M890_LINK_UP && admin != M890_LINK_DOWN)
+        return -EINVAL;
+    nt = malloc(sizeof(*nt));
+    if (!nt)
+        return -ENOMEM;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    changed = p->admin != admin;
+    p->admin = (uint8_t)admin;
+    changed |= icn_update_oper(p);
+    if (changed)
+        icn_capture_event(sw, port, nt);
+    pthread_mutex_unlock(&sw->lock);
+    if (changed)
+        icn_deliver_event(nt);
+    free(nt);
+    return 0;
+}
+
+int icn_switch_set_partition(struct icn_switch *sw, unsigned int port,
+                 uint32_t partition)
+{
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    sw->port[port].partition = partition;
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}
+
+static int icn_reachable_locked(struct icn_switch *sw, unsigned int src,
+                unsigned int dst)
+{
+    const struct icn_port *a, *b;
+
+    if (src >= ICN_SWITCH_PORTS || dst >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    a = &sw->port[src];
+    b = &sw->port[dst];
+    if (!a->present || !b->present)
+        return -ENODEV;
+    if (a->oper != M890_LINK_UP || b->oper != M890_LINK_UP)
+        return -ENETDOWN;
+    if (a->partition != b->partition)
+        return -EACCES;
+    return 0;
+}
+
+int icn_switch_reachable(struct icn_switch *sw, unsigned int src,
+             unsigned int dst)
+{
+    int ret;
+
+    pthread_mutex_lock(&sw->lock);
+    ret = icn_reachable_locked(sw, src, dst);
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
+            unsigned int dst, uint64_t offset, uint64_t len,
+            uint8_t **ptr)
+{
+    const struct icn_port *b;
+    int ret;
+
+    pthread_mutex_lock(&sw->lock);
+    ret = icn_reachable_locked(sw, src, dst);
+    if (!ret) {
+        b = &sw->port[dst];
+        if (!b->ep.hbm || offset > b->ep.hbm_size ||
+            len > b->ep.hbm_size - offset)
+            ret = -ERANGE;
+        else
+            *ptr = b->ep.hbm + offset;
+    }
+    if (ret && src < ICN_SWITCH_PORTS)
+        sw->port[src].errors++;
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+void icn_switch_account(struct icn_switch *sw, unsigned int from,
+            unsigned int to, uint64_t bytes)
+{
+    uint64_t pkts = bytes / ICN_PKT_BYTES + !!(bytes % ICN_PKT_BYTES);
+
+    if (from >= ICN_SWITCH_PORTS || to >= ICN_SWITCH_PORTS)
+        return;
+    pthread_mutex_lock(&sw->lock);
+    sw->port[from].tx_bytes += bytes;
+    sw->port[from].tx_pkts += pkts;
+    sw->port[to].rx_bytes += bytes;
+    sw->port[to].rx_pkts += pkts;
+    pthread_mutex_unlock(&sw->lock);
+}
+
+void icn_switch_count_error(struct icn_switch *sw, unsigned int port)
+{
+    if (port >= ICN_SWITCH_PORTS)
+        return;
+    pthread_mutex_lock(&sw->lock);
+    sw->port[port].errors++;
+    pthread_mutex_unlock(&sw->lock);
+}
+
+int icn_switch_port_get(struct icn_switch *sw, unsigned int port,
+            struct icn_port_info *info)
+{
+    const struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    info->admin = p->admin;
+    info->oper = p->oper;
+    info->present = p->present;
+    info->fabric_id = p->present ? port : M890_FABRIC_ID_NONE;
+    info->partition = p->partition;
+    info->speed_mbps = ICN_PORT_SPEED_MBPS;
+    info->tx_bytes = p->tx_bytes;
+    info->rx_bytes = p->rx_bytes;
+    info->tx_pkts = p->tx_pkts;
+    info->rx_pkts = p->rx_pkts;
+    info->errors = p->errors;
+    info->link_down = p->link_down;
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}
+
+int icn_switch_port_clear(struct icn_switch *sw, unsigned int port)
+{
+    struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    p->tx_bytes = p->rx_bytes = p->tx_pkts = p->rx_pkts = 0;
+    p->errors = p->link_down = 0;
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}
+
+void icn_switch_kick_all(struct icn_switch *sw)
+{
+    struct icn_endpoint ep[ICN_SWITCH_PORTS];
+    unsigned int i, n = 0;
+
+    pthread_mutex_lock(&sw->lock);
+    for (i = 0; i < ICN_SWITCH_PORTS; i++)
+        if (sw->port[i].present && sw->port[i].ep.kick)
+            ep[n++] = sw->port[i].ep;
+    pthread_mutex_unlock(&sw->lock);
+    for (i = 0; i < n; i++)
+        ep[i].kick(ep[i].opaque);
+}
