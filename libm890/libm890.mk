@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: MIT
+#
+# libm890, the m890-a2a program and the libm890 tests.  Included by the
+# top-level Makefile (paths are relative to the repository top), or used
+# alone:  make -f libm890/libm890.mk libm890 lib-tests libm890-unit
+#
+# Targets:
+#   libm890        build/lib/libm890.so.1 (+ .so link), build/include/m890.h,
+#                  build/lib/pkgconfig/m890.pc, build/bin/m890-a2a
+#   lib-tests      guest test programs in build/tests/ (TAP output)
+#   libm890-unit   host unit tests, plain and with ASan/UBSan, run at once
+#
+# Variables: M890_BUILD (output root, default build), CC, CFLAGS_EXTRA.
+
+M890_BUILD ?= build
+CC ?= cc
+
+LIBM890_SONAME := libm890.so.1
+LIBM890_REAL := libm890.so.1.0.0
+LIBM890_OBJDIR := $(M890_BUILD)/obj/libm890
+LIBM890_SRCS := $(sort $(wildcard libm890/src/*.c))
+LIBM890_OBJS := $(patsubst libm890/src/%.c,$(LIBM890_OBJDIR)/%.o,$(LIBM890_SRCS))
+LIBM890_HDRS := libm890/include/m890.h libm890/src/internal.h \
+	uapi/drm/m890_accel.h uapi/drm/m890_packets.h
+
+LIBM890_PKGS := libdrm
+LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wmissing-prototypes -Wstrict-prototypes -Wshadow
+LIBM890_CFLAGS := $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
+	-Ilibm890/include -Ilibm890/src -Iuapi \
+	$(shell pkg-config --cflags $(LIBM890_PKGS)) $(CFLAGS_EXTRA)
+LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread
+
+# Programs linked against the built library find it next to bin/.
+LIBM890_APP_CFLAGS := $(LIBM890_WARN) -O2 -g -I$(M890_BUILD)/include $(CFLAGS_EXTRA)
+LIBM890_APP_LDFLAGS := -L$(M890_BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' \
+	-Wl,-rpath,'$$ORIGIN/../../lib'
+LIBM890_APP_LIBS := -lm890
+
+LIBM890_LIB := $(M890_BUILD)/lib/$(LIBM890_REAL)
+LIBM890_PUBHDR := $(M890_BUILD)/include/m890.h
+LIBM890_PC := $(M890_BUILD)/lib/pkgconfig/m890.pc
+LIBM890_A2A := $(M890_BUILD)/bin/m890-a2a
+
+LIB_TEST_SRCS := $(sort $(wildcard tests/lib/test_*.c))
+LIB_TEST_BINS := $(patsubst tests/lib/test_%.c,$(M890_BUILD)/tests/m890-lib-%,$(LIB_TEST_SRCS))
+
+.PHONY: libm890 lib-tests libm890-unit libm890-clean
+
+libm890: $(LIBM890_LIB) $(LIBM890_PUBHDR) $(LIBM890_PC) $(LIBM890_A2A)
+
+$(LIBM890_OBJDIR)/%.o: libm890/src/%.c $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_CFLAGS) -c -o $@ $<
+
+$(LIBM890_LIB): $(LIBM890_OBJS) libm890/libm890.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(LIBM890_SONAME) \
+		-Wl,--version-script=libm890/libm890.map -Wl,--no-undefined \
+		-o $@ $(LIBM890_OBJS) $(LIBM890_LIBS)
+	ln -sf $(LIBM890_REAL) $(M890_BUILD)/lib/$(LIBM890_SONAME)
+	ln -sf $(LIBM890_SONAME) $(M890_BUILD)/lib/libm890.so
+
+$(LIBM890_PUBHDR): libm890/include/m890.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(LIBM890_PC): libm890/m890.pc.in libm890/libm890.mk
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath $(M890_BUILD))|' \
+	    -e 's|@VERSION@|0.1.0|' \
+	    -e 's|@REQUIRES@|$(LIBM890_PKGS)|' $< > $@
+
+$(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+lib-tests: $(LIB_TEST_BINS)
+
+$(M890_BUILD)/tests/m890-lib-%: tests/lib/test_%.c tests/lib/tap.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+# Host unit tests: pure logic compiled straight into the test.
+LIBM890_UNIT_DIR := $(M890_BUILD)/unit
+LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+libm890-unit: $(LIBM890_UNIT_DIR)/mx_lib_test $(LIBM890_UNIT_DIR)/mx_lib_test-san
+	$(LIBM890_UNIT_DIR)/mx_lib_test
+	$(LIBM890_UNIT_DIR)/mx_lib_test-san
+
+$(LIBM890_UNIT_DIR)/mx_lib_test: tests/unit/mx_lib_test.c libm890/src/status.c \
+		libm890/src/handle.c libm890/examples/a2a_pattern.h $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src -Iuapi \
+		-Ilibm890/examples $(shell pkg-config --cflags libdrm) \
+		-o $@ tests/unit/mx_lib_test.c libm890/src/status.c \
+		libm890/src/handle.c -lpthread
+
+$(LIBM890_UNIT_DIR)/mx_lib_test-san: tests/unit/mx_lib_test.c libm890/src/status.c \
+		libm890/src/handle.c libm890/examples/a2a_pattern.h $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_WARN) $(LIBM890_SAN) -O1 -g -Ilibm890/include \
+		-Ilibm890/src -Iuapi -Ilibm890/examples \
+		$(shell pkg-config --cflags libdrm) \
+		-o $@ tests/unit/mx_lib_test.c libm890/src/status.c \
+		libm890/src/handle.c -lpthread
+
+libm890-clean:
+	rm -rf $(LIBM890_OBJDIR) $(M890_BUILD)/lib/libm890.so* $(LIBM890_PUBHDR) \
+		$(LIBM890_PC) $(LIBM890_A2A) $(LIB_TEST_BINS) \
+		$(LIBM890_UNIT_DIR)/mx_lib_test*

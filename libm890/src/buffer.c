@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: buffers and peer windows
+ *
+ * A buffer is a GEM BO created with DRM_M890_BO_CREATE; the driver maps it
+ * into the file's device address space at creation, so its VA is known at
+ * once and stays fixed.  Host BOs can be mapped into the process through
+ * their mmap offset on the DRM fd.
+ *
+ * A window makes another card's HBM buffer addressable: the owner's GEM
+ * handle is exported as a dma-buf (drmPrimeHandleToFD) and imported on the
+ * other card's fd (drmPrimeFDToHandle), where the driver maps it through
+ * the fabric; DRM_M890_BO_INFO then gives the VA.  PRIME returns the same
+ * handle when the same dma-buf is imported twice on one fd, so imported
+ * handles are reference counted per device and closed with the last
+ * window.  The dma-buf keeps the memory alive, so a window outlives the
+ * buffer it was made from.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "internal.h"
+
+static void close_handle(int fd, uint32_t handle)
+{
+	drmCloseBufferHandle(fd, handle);
+}
+
+m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
+				 unsigned int flags, struct m890_buffer **out)
+{
+	struct drm_m890_bo_create args;
+	struct m890_buffer *buf;
+	m890_status_t st;
+
+	if (bytes == 0)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "buffer size 0: a buffer needs at least one byte");
+	if (flags != M890_MEM_HBM && flags != M890_MEM_HOST)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "buffer flags 0x%x: need exactly one of M890_MEM_HBM, M890_MEM_HOST",
+				 flags);
+	buf = calloc(1, sizeof(*buf));
+	if (!buf)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "buffer object");
+	memset(&args, 0, sizeof(args));
+	args.size = bytes;
+	args.flags = flags == M890_MEM_HBM ? DRM_M890_BO_HBM : DRM_M890_BO_HOST;
+	if (drmIoctl(dev->fd, DRM_IOCTL_M890_BO_CREATE, &args)) {
+		int err = errno;
+
+		free(buf);
+		if (err == E2BIG || err == ENOSPC)
+			return m890_fail(M890_ERROR_OUT_OF_DEVICE_MEMORY,
+					 "%s: cannot allocate %llu bytes of %s: %s",
+					 dev->node, (unsigned long long)bytes,
+					 flags == M890_MEM_HBM ? "HBM" : "host memory",
+					 strerror(err));
+		return m890_fail_errno(err, "%s: BO_CREATE of %llu bytes",
+				       dev->node, (unsigned long long)bytes);
+	}
+	buf->obj.type = M890_OBJ_BUFFER;
+	buf->dev = dev;
+	buf->handle = args.handle;
+	buf->flags = flags;
+	buf->bytes = bytes;
+	buf->alloc_bytes = bytes;
+	buf->va = args.va;
+	buf->mmap_offset = args.mmap_offset;
+	st = m890_obj_register(buf);
+	if (st) {
+		close_handle(dev->fd, args.handle);
+		free(buf);
+		return st;
+	}
+	m890_device_get_child(dev);
+	*out = buf;
+	return M890_SUCCESS;
+}
+
+void m890_buffer_destroy(struct m890_buffer *buf)
+{
+	struct m890_device *dev = buf->dev;
+
+	m890_obj_unregister(buf);
+	if (buf->map)
+		munmap(buf->map, buf->alloc_bytes);
+	close_handle(dev->fd, buf->handle);
+	m890_device_put_child(dev);
+	free(buf);
+}
+
+M890_EXPORT m890_status_t m890_buffer_alloc(m890_device_t dev, uint64_t bytes,
+					    unsigned int flags,
+					    m890_buffer_t *buffer)
+{
+	m890_status_t st;
+
+	st = m890_check(dev, M890_OBJ_DEVICE, "device");
+	if (st)
+		return st;
+	if (!buffer)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_alloc: NULL output");
+	return m890_buffer_create(dev, bytes, flags, buffer);
+}
+
+M890_EXPORT m890_status_t m890_buffer_free(m890_buffer_t buf)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+
+	if (st)
+		return st;
+	m890_buffer_destroy(buf);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_buffer_map(m890_buffer_t buf, void **ptr)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	void *p;
+
+	if (st)
+		return st;
+	if (!ptr)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_map: NULL output");
+	if (!buf->map) {
+		if (!buf->mmap_offset)
+			return m890_fail(M890_ERROR_NOT_SUPPORTED,
+					 "%s: this %s buffer has no CPU mapping",
+					 buf->dev->node,
+					 buf->flags == M890_MEM_HBM ? "HBM" : "host");
+		p = mmap(NULL, buf->alloc_bytes, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, buf->dev->fd, (off_t)buf->mmap_offset);
+		if (p == MAP_FAILED)
+			return m890_fail_errno(errno, "%s: mmap of %llu bytes",
+					       buf->dev->node,
+					       (unsigned long long)buf->alloc_bytes);
+		buf->map = p;
+	}
+	*ptr = buf->map;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_buffer_va(m890_buffer_t buf, uint64_t *va)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+
+	if (st)
+		return st;
+	if (!va)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_va: NULL output");
+	*va = buf->va;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_buffer_size(m890_buffer_t buf, uint64_t *bytes)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+
+	if (st)
+		return st;
+	if (!bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_size: NULL output");
+	*bytes = buf->bytes;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_buffer_device(m890_buffer_t buf,
+					     m890_device_t *device)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+
+	if (st)
+		return st;
+	if (!device)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_device: NULL output");
+	*device = buf->dev;
+	return M890_SUCCESS;
+}
+
+/* Take a reference on the import record of @handle, creating it. */
+static struct m890_import *import_get(struct m890_device *dev, uint32_t handle)
+{
+	struct m890_import *imp;
+
+	pthread_mutex_lock(&dev->lock);
+	for (imp = dev->imports; imp; imp = imp->next)
+		if (imp->handle == handle)
+			break;
+	if (!imp) {
+		imp = calloc(1, sizeof(*imp));
+		if (imp) {
+			imp->handle = handle;
+			imp->next = dev->imports;
+			dev->imports = imp;
+		}
+	}
+	if (imp)
+		imp->refs++;
+	pthread_mutex_unlock(&dev->lock);
+	return imp;
+}
+
+/* Drop a reference; the last one closes the GEM handle. */
+static void import_put(struct m890_device *dev, struct m890_import *imp)
+{
+	struct m890_import **pp;
+	bool last;
+
+	pthread_mutex_lock(&dev->lock);
+	last = --imp->refs == 0;
+	if (last) {
+		for (pp = &dev->imports; *pp; pp = &(*pp)->next) {
+			if (*pp == imp) {
+				*pp = imp->next;
+				break;
+			}
+		}
+		/* Close under the lock: a concurrent import of the same
+		 * dma-buf must not find the record while the handle goes. */
+		close_handle(dev->fd, imp->handle);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (last)
+		free(imp);
+}
+
+M890_EXPORT m890_status_t m890_buffer_import_peer(m890_device_t dev,
+						  m890_buffer_t peer,
+						  m890_window_t *window)
+{
+	struct drm_m890_bo_info info;
+	struct m890_import *imp;
+	struct m890_window *win;
+	uint32_t handle;
+	m890_status_t st;
+	int dmabuf, err;
+
+	st = m890_check(dev, M890_OBJ_DEVICE, "device");
+	if (st)
+		return st;
+	st = m890_check(peer, M890_OBJ_BUFFER, "buffer");
+	if (st)
+		return st;
+	if (!window)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_buffer_import_peer: NULL output");
+	if (peer->dev == dev)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "buffer already belongs to %s: use its own VA",
+				 dev->node);
+	if (peer->flags != M890_MEM_HBM)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "only HBM buffers can be imported by a peer");
+	if (!(dev->info.capabilities & DRM_M890_CAP_PEER_IMPORT))
+		return m890_fail(M890_ERROR_NOT_SUPPORTED,
+				 "%s does not support peer windows", dev->node);
+
+	if (drmPrimeHandleToFD(peer->dev->fd, peer->handle,
+			       DRM_CLOEXEC | DRM_RDWR, &dmabuf))
+		return m890_fail_errno(errno, "%s: export of buffer as dma-buf",
+				       peer->dev->node);
+	err = drmPrimeFDToHandle(dev->fd, dmabuf, &handle) ? errno : 0;
+	close(dmabuf);
+	if (err) {
+		if (err == EINVAL || err == EOPNOTSUPP || err == EHOSTUNREACH ||
+		    err == ENOLINK || err == EXDEV)
+			return m890_fail(M890_ERROR_NOT_SUPPORTED,
+					 "%s cannot import a window on %s's HBM (not reachable through the fabric?): %s",
+					 dev->node, peer->dev->node,
+					 strerror(err));
+		return m890_fail_errno(err, "%s: import of %s's buffer",
+				       dev->node, peer->dev->node);
+	}
+	imp = import_get(dev, handle);
+	if (!imp) {
+		/* Not counted anywhere: safe only if nobody else holds it. */
+		pthread_mutex_lock(&dev->lock);
+		bool shared = false;
+
+		for (struct m890_import *i = dev->imports; i; i = i->next)
+			shared |= i->handle == handle;
+		if (!shared)
+			close_handle(dev->fd, handle);
+		pthread_mutex_unlock(&dev->lock);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "import record");
+	}
+	memset(&info, 0, sizeof(info));
+	info.handle = handle;
+	if (drmIoctl(dev->fd, DRM_IOCTL_M890_BO_INFO, &info)) {
+		st = m890_fail_errno(errno, "%s: BO_INFO of imported window",
+				     dev->node);
+		import_put(dev, imp);
+		return st;
+	}
+	win = calloc(1, sizeof(*win));
+	if (!win) {
+		import_put(dev, imp);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "window object");
+	}
+	win->obj.type = M890_OBJ_WINDOW;
+	win->dev = dev;
+	win->import = imp;
+	win->va = info.va;
+	win->bytes = info.size < peer->bytes ? info.size : peer->bytes;
+	win->peer_fabric_id = info.peer_fabric_id;
+	st = m890_obj_register(win);
+	if (st) {
+		import_put(dev, imp);
+		free(win);
+		return st;
+	}
+	m890_device_get_child(dev);
+	*window = win;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_window_free(m890_window_t win)
+{
+	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+	struct m890_device *dev;
+
+	if (st)
+		return st;
+	dev = win->dev;
+	m890_obj_unregister(win);
+	import_put(dev, win->import);
+	m890_device_put_child(dev);
+	free(win);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_window_va(m890_window_t win, uint64_t *va)
+{
+	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+
+	if (st)
+		return st;
+	if (!va)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_window_va: NULL output");
+	*va = win->va;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_window_size(m890_window_t win, uint64_t *bytes)
+{
+	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+
+	if (st)
+		return st;
+	if (!bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_window_size: NULL output");
+	*bytes = win->bytes;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_window_peer_fabric_id(m890_window_t win,
+						     uint32_t *fabric_id)
+{
+	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+
+	if (st)
+		return st;
+	if (!fabric_id)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_window_peer_fabric_id: NULL output");
+	*fabric_id = win->peer_fabric_id;
+	return M890_SUCCESS;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libm890 internal declarations shared by the library's source files.
+ */
+#ifndef M890_INTERNAL_H
+#define M890_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "m890.h"
+#include "drm/m890_accel.h"
+
+#define M890_EXPORT __attribute__((visibility("default")))
+#define M890_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Object types, also the magic stored first in every object. */
+enum m890_obj_type {
+	M890_OBJ_DEVICE = 0x4d384456,	/* "M8DV" */
+	M890_OBJ_BUFFER = 0x4d384246,	/* "M8BF" */
+	M890_OBJ_WINDOW = 0x4d385749,	/* "M8WI" */
+	M890_OBJ_STREAM = 0x4d385354,	/* "M8ST" */
+	M890_OBJ_EVENT = 0x4d384556,	/* "M8EV" */
+};
+
+struct m890_obj {
+	uint32_t type;		/* enum m890_obj_type; 0 once freed */
+};
+
+struct m890_device {
+	struct m890_obj obj;
+	int fd;
+	struct drm_m890_device_info info;
+	uint32_t minor;
+	char node[32];
+	/* Live objects of this device, to refuse closing it too early. */
+	pthread_mutex_t lock;
+	unsigned int children;
+	/* Imported peer GEM handles: PRIME gives the same handle for the
+	 * same dma-buf, so imports are reference counted per handle. */
+	struct m890_import *imports;
+};
+
+struct m890_import {
+	struct m890_import *next;
+	uint32_t handle;
+	unsigned int refs;	/* windows holding @handle */
+};
+
+struct m890_buffer {
+	struct m890_obj obj;
+	struct m890_device *dev;
+	uint32_t handle;
+	unsigned int flags;	/* M890_MEM_* */
+	uint64_t bytes;		/* requested */
+	uint64_t alloc_bytes;	/* as rounded by the driver */
+	uint64_t va;
+	uint64_t mmap_offset;
+	void *map;
+};
+
+struct m890_window {
+	struct m890_obj obj;
+	struct m890_device *dev;	/* importing device */
+	struct m890_import *import;
+	uint64_t bytes;
+	uint64_t va;
+	uint32_t peer_fabric_id;
+};
+
+struct m890_stream {
+	struct m890_obj obj;
+	struct m890_device *dev;
+	uint32_t queue_id;
+	uint32_t syncobj;
+	uint32_t flags;
+	uint64_t timeout_ns;
+	uint64_t last_seqno;	/* last submitted point, 0 = none */
+	uint64_t done_seqno;	/* last point known complete and checked */
+	m890_status_t async_error;
+	char async_msg[256];
+	union m890_packet *stage;
+	uint32_t staged;
+	uint32_t stage_cap;
+};
+
+struct m890_event {
+	struct m890_obj obj;
+	struct m890_device *dev;
+	struct m890_buffer *ts;		/* host BO receiving the timestamp */
+	volatile uint64_t *ts_ptr;
+	uint32_t syncobj;	/* binary syncobj: fence of the recorded point */
+	bool recorded;
+	bool complete;
+	m890_status_t status;
+	int64_t wall_ns;
+	uint64_t device_ns;
+};
+
+/* status.c */
+m890_status_t m890_fail(m890_status_t st, const char *fmt, ...) M890_PRINTF(2, 3);
+m890_status_t m890_errno_status(int err);
+m890_status_t m890_fail_errno(int err, const char *fmt, ...) M890_PRINTF(2, 3);
+
+/* handle.c */
+m890_status_t m890_obj_register(void *obj);
+void m890_obj_unregister(void *obj);
+bool m890_obj_valid(const void *obj, enum m890_obj_type type);
+m890_status_t m890_check(const void *obj, enum m890_obj_type type,
+			 const char *what);
+void m890_device_get_child(struct m890_device *dev);
+void m890_device_put_child(struct m890_device *dev);
+
+/* stream.c */
+m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
+				     uint64_t timeout_ns);
+m890_status_t m890_point_status(int fd, uint32_t syncobj, uint64_t seqno,
+				int64_t *signal_ns);
+m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns);
+int64_t m890_monotonic_ns(void);
+m890_status_t m890_stream_enqueue(struct m890_stream *s,
+				  const union m890_packet *pkts, uint32_t n);
+
+/* buffer.c */
+m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
+				 unsigned int flags, struct m890_buffer **out);
+void m890_buffer_destroy(struct m890_buffer *buf);
+
+#endif /* M890_INTERNAL_H */
