@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * DOC: M890 accel uAPI tests
+ *
+ * Exercises every ioctl of uapi/drm/m890_accel.h against /dev/accel/accel0
+ * (and accel1 for cross-device checks) as documented in
+ * Documentation/uapi.rst: the positive paths (query, BO create/info/mmap,
+ * queues, submission and timeline waits) and, for each argument, the
+ * clean error a malformed call must get (pads, flags, sizes, handles and
+ * queue ids of other files, bad packets, mmap abuse).  A packet that faults
+ * must fail its timeline point and stop only its own queue.  Two tests race
+ * threads against each other (BO create vs close, submit vs queue destroy).
+ *
+ * Each test opens its own file descriptor so tests are independent.  The
+ * program uses kselftest_harness.h and prints TAP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include <drm/m890_accel.h>
+
+#include "kselftest_harness.h"
+
+#define ACCEL0			"/dev/accel/accel0"
+#define ACCEL1			"/dev/accel/accel1"
+#define WAIT_TIMEOUT_NS		(20ull * 1000 * 1000 * 1000)
+#define HBM_ALIGN		(64 * 1024)
+#define HOST_ALIGN		4096
+#define MAX_QUEUES		64	/* M890_MAX_QUEUES, spec §4 */
+
+/* ---- small helpers: each returns 0 or -errno ---- */
+
+static int m890_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret == -1 ? -errno : 0;
+}
+
+static int query_info(int fd, struct drm_m890_device_info *info)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = sizeof(*info),
+		.data = (uintptr_t)info,
+	};
+
+	memset(info, 0, sizeof(*info));
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
+}
+
+static int bo_create(int fd, __u64 size, __u32 flags,
+		     struct drm_m890_bo_create *bo)
+{
+	memset(bo, 0, sizeof(*bo));
+	bo->size = size;
+	bo->flags = flags;
+	return m890_ioctl(fd, DRM_IOCTL_M890_BO_CREATE, bo);
+}
+
+static int bo_info(int fd, __u32 handle, struct drm_m890_bo_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	return m890_ioctl(fd, DRM_IOCTL_M890_BO_INFO, info);
+}
+
+static int gem_close(int fd, __u32 handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return m890_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static int queue_create(int fd, struct drm_m890_queue_create *q)
+{
+	memset(q, 0, sizeof(*q));
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUEUE_CREATE, q);
+}
+
+static int queue_destroy(int fd, __u32 id)
+{
+	struct drm_m890_queue_destroy d = { .queue_id = id };
+
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUEUE_DESTROY, &d);
+}
+
+static int submit(int fd, __u32 queue, const union m890_packet *pkts,
+		  __u32 count, __u64 *seqno)
+{
+	struct drm_m890_submit s = {
+		.queue_id = queue,
+		.count = count,
+		.packets = (uintptr_t)pkts,
+	};
+	int ret = m890_ioctl(fd, DRM_IOCTL_M890_SUBMIT, &s);
+
+	if (!ret && seqno)
+		*seqno = s.seqno;
+	return ret;
+}
+
+static __s64 abs_timeout(__u64 rel_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__s64)ts.tv_sec * 1000000000ll + ts.tv_nsec + (__s64)rel_ns;
+}
+
+/* Wait until timeline point @point of @syncobj has signalled. */
+static int wait_point(int fd, uint32_t syncobj, uint64_t point)
+{
+	return drmSyncobjTimelineWait(fd, &syncobj, &point, 1,
+				      abs_timeout(WAIT_TIMEOUT_NS),
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      NULL);
+}
+
+/*
+ * Status of a signalled timeline point: 1 success, a negative errno when
+ * the work failed.  The point is moved into a temporary binary syncobj and
+ * exported as a sync_file, whose per-fence info carries the fence error.
+ */
+static int point_status(int fd, __u32 syncobj, __u64 point)
+{
+	struct sync_fence_info fi[16];
+	struct sync_file_info info;
+	__u32 tmp;
+	int sfd = -1, ret;
+
+	memset(fi, 0, sizeof(fi));
+	if (drmSyncobjCreate(fd, 0, &tmp))
+		return -errno;
+	ret = drmSyncobjTransfer(fd, tmp, 0, syncobj, point, 0);
+	if (!ret)
+		ret = drmSyncobjExportSyncFile(fd, tmp, &sfd);
+	if (ret) {
+		ret = -errno;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.num_fences = 16;
+	info.sync_fence_info = (uintptr_t)fi;
+	ret = m890_ioctl(sfd, SYNC_IOC_FILE_INFO, &info);
+	if (!ret)
+		ret = info.status;
+	close(sfd);
+out:
+	drmSyncobjDestroy(fd, tmp);
+	return ret;
+}
+
+static void pkt_nop(union m890_packet *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nop.hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+}
+
+static void pkt_fill(union m890_packet *p, __u64 dst, __u64 size, __u32 pat)
+{
+	memset(p, 0, sizeof(*p));
+	p->fill.hdr = M890_PKT_HDR(M890_PKT_FILL, 0);
+	p->fill.pattern = pat;
+	p->fill.dst = dst;
+	p->fill.size = size;
+}
+
+static void pkt_copy(union m890_packet *p, __u64 src, __u64 dst, __u64 size)
+{
+	memset(p, 0, sizeof(*p));
+	p->copy.hdr = M890_PKT_HDR(M890_PKT_COPY, 0);
+	p->copy.src = src;
+	p->copy.dst = dst;
+	p->copy.size = size;
+}
+
+static void *bo_map(int fd, const struct drm_m890_bo_create *bo)
+{
+	void *p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       bo->mmap_offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A VA that no BO of a fresh file can occupy. */
+static __u64 unmapped_va(const struct drm_m890_device_info *info)
+{
+	if (info->va_start >= 0x10000)
+		return 0x1000;
+	return info->va_start + info->va_size;
+}
+
+/* ---- fixture: one fd on card 0 and its device info ---- */
+
+FIXTURE(dev) {
+	int fd;
+	struct drm_m890_device_info info;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", ACCEL0, strerror(errno));
+	ASSERT_EQ(0, query_info(self->fd, &self->info));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* ---- query ---- */
+
+TEST_F(dev, query_device_info)
+{
+	const struct drm_m890_device_info *i = &self->info;
+	__u64 need = DRM_M890_CAP_HBM_BO | DRM_M890_CAP_HOST_BO |
+		     DRM_M890_CAP_TIMELINE_SYNCOBJ;
+
+	EXPECT_EQ(0x1d89, i->pci_vendor);
+	EXPECT_EQ(0x0890, i->pci_device);
+	EXPECT_EQ(1, i->spec_version >> 16);
+	EXPECT_GE(i->num_queues, 1);
+	EXPECT_LE(i->num_queues, MAX_QUEUES);
+	EXPECT_NE(0, i->hbm_size);
+	EXPECT_EQ(0, i->hbm_size & (i->hbm_size - 1));
+	EXPECT_NE(0, i->va_size);
+	EXPECT_LE(i->va_start + i->va_size, 1ull << 48);
+	EXPECT_GE(i->va_start + i->va_size, i->va_start);
+	EXPECT_EQ(need, i->capabilities & need);
+	EXPECT_GE(i->max_submit_packets, 1);
+	EXPECT_EQ(0, i->pad);
+	if (i->fabric_id != 0xff) {
+		EXPECT_LT(i->fabric_id, 64);
+		EXPECT_EQ(i->fabric_id, i->fabric_port);
+	}
+}
+
+TEST_F(dev, query_size_zero_returns_size)
+{
+	struct drm_m890_query q = { .type = DRM_M890_QUERY_DEVICE_INFO };
+
+	ASSERT_EQ(0, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+	EXPECT_EQ(sizeof(struct drm_m890_device_info), q.size);
+}
+
+TEST_F(dev, query_truncated_and_extended)
+{
+	unsigned char buf[sizeof(struct drm_m890_device_info) + 32];
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = 8,
+		.data = (uintptr_t)buf,
+	};
+	size_t i;
+
+	/* Short buffer: a truncated copy, nothing past it written. */
+	memset(buf, 0xcc, sizeof(buf));
+	ASSERT_EQ(0, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+	EXPECT_EQ(8, q.size);
+	EXPECT_EQ(0, memcmp(buf, &self->info, 8));
+	for (i = 8; i < sizeof(buf); i++)
+		ASSERT_EQ(0xcc, buf[i]);
+
+	/* Long buffer: the structure, then a zeroed tail. */
+	memset(buf, 0xcc, sizeof(buf));
+	q.size = sizeof(buf);
+	ASSERT_EQ(0, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+	EXPECT_EQ(0, memcmp(buf, &self->info, sizeof(self->info)));
+	for (i = sizeof(self->info); i < sizeof(buf); i++)
+		ASSERT_EQ(0, buf[i]);
+}
+
+TEST_F(dev, query_bad_type)
+{
+	struct drm_m890_device_info info;
+	static const __u32 types[] = { 0, 2, 0x100, 0xffffffff };
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct drm_m890_query q = {
+			.type = types[i],
+			.size = sizeof(info),
+			.data = (uintptr_t)&info,
+		};
+
+		EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+	}
+}
+
+TEST_F(dev, query_nonzero_pad)
+{
+	struct drm_m890_device_info info;
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = sizeof(info),
+		.data = (uintptr_t)&info,
+		.pad = 1,
+	};
+
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+	q.pad = 0;
+	q.pad2 = 0x80000000u;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+}
+
+TEST_F(dev, query_bad_pointer)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = sizeof(struct drm_m890_device_info),
+		.data = 8,
+	};
+
+	EXPECT_EQ(-EFAULT, m890_ioctl(self->fd, DRM_IOCTL_M890_QUERY, &q));
+}
+
+/* ---- buffer objects ---- */
+
+static void check_bo(struct __test_metadata *_metadata, int fd,
+		     const struct drm_m890_device_info *dev,
+		     const struct drm_m890_bo_create *bo, __u32 flags,
+		     __u64 align)
+{
+	struct drm_m890_bo_info bi;
+
+	ASSERT_NE(0, bo->handle);
+	EXPECT_EQ(0, bo->va % align);
+	EXPECT_GE(bo->va, dev->va_start);
+	EXPECT_LE(bo->va + bo->size, dev->va_start + dev->va_size);
+	EXPECT_EQ(0, bo->size % align);
+	EXPECT_NE(0, bo->mmap_offset);
+	EXPECT_EQ(0, bo->mmap_offset % 4096);
+
+	ASSERT_EQ(0, bo_info(fd, bo->handle, &bi));
+	EXPECT_EQ(flags, bi.flags);
+	EXPECT_EQ(bo->size, bi.size);
+	EXPECT_EQ(bo->va, bi.va);
+	EXPECT_EQ(bo->mmap_offset, bi.mmap_offset);
+	EXPECT_EQ(0, bi.pad);
+}
+
+TEST_F(dev, bo_create_hbm)
+{
+	struct drm_m890_bo_create bo;
+
+	ASSERT_EQ(0, bo_create(self->fd, 1, DRM_M890_BO_HBM, &bo));
+	EXPECT_EQ(HBM_ALIGN, bo.size);
+	check_bo(_metadata, self->fd, &self->info, &bo, DRM_M890_BO_HBM,
+		 HBM_ALIGN);
+	EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+}
+
+TEST_F(dev, bo_create_host)
+{
+	struct drm_m890_bo_create bo;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4097, DRM_M890_BO_HOST, &bo));
+	EXPECT_EQ(2 * HOST_ALIGN, bo.size);
+	check_bo(_metadata, self->fd, &self->info, &bo, DRM_M890_BO_HOST,
+		 HOST_ALIGN);
+	EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+}
+
+TEST_F(dev, bo_distinct_vas)
+{
+	struct drm_m890_bo_create a, b;
+
+	ASSERT_EQ(0, bo_create(self->fd, 1 << 20, DRM_M890_BO_HBM, &a));
+	ASSERT_EQ(0, bo_create(self->fd, 1 << 20, DRM_M890_BO_HOST, &b));
+	EXPECT_NE(a.handle, b.handle);
+	EXPECT_TRUE(a.va + a.size <= b.va || b.va + b.size <= a.va);
+	EXPECT_NE(a.mmap_offset, b.mmap_offset);
+}
+
+TEST_F(dev, bo_create_size_zero)
+{
+	struct drm_m890_bo_create bo;
+
+	EXPECT_EQ(-EINVAL, bo_create(self->fd, 0, DRM_M890_BO_HBM, &bo));
+	EXPECT_EQ(-EINVAL, bo_create(self->fd, 0, DRM_M890_BO_HOST, &bo));
+}
+
+TEST_F(dev, bo_create_huge)
+{
+	static const __u64 sizes[] = {
+		1ull << 63, ~0ull, ~0ull - 4095, (1ull << 48) + 1,
+	};
+	struct drm_m890_bo_create bo;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		EXPECT_EQ(-E2BIG, bo_create(self->fd, sizes[i], DRM_M890_BO_HBM, &bo))
+			TH_LOG("HBM size %#llx", (unsigned long long)sizes[i]);
+		EXPECT_EQ(-E2BIG, bo_create(self->fd, sizes[i], DRM_M890_BO_HOST, &bo))
+			TH_LOG("host size %#llx", (unsigned long long)sizes[i]);
+	}
+	/* Past the VA space but not absurd. */
+	EXPECT_EQ(-E2BIG, bo_create(self->fd, self->info.va_size + HBM_ALIGN,
+				    DRM_M890_BO_HBM, &bo));
+}
+
+TEST_F(dev, bo_create_bad_flags)
+{
+	static const __u32 flags[] = {
+		0, DRM_M890_BO_HBM | DRM_M890_BO_HOST, DRM_M890_BO_PEER,
+		DRM_M890_BO_HBM | DRM_M890_BO_PEER, DRM_M890_BO_HOST | (1u << 3),
+		DRM_M890_BO_HBM | (1u << 31), 0xffffffffu,
+	};
+	struct drm_m890_bo_create bo;
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		EXPECT_EQ(-EINVAL, bo_create(self->fd, 4096, flags[i], &bo))
+			TH_LOG("flags %#x", flags[i]);
+}
+
+TEST_F(dev, bo_info_bad_handle)
+{
+	struct drm_m890_bo_info bi;
+
+	EXPECT_EQ(-ENOENT, bo_info(self->fd, 0, &bi));
+	EXPECT_EQ(-ENOENT, bo_info(self->fd, 0xdeadbeef, &bi));
+}
+
+TEST_F(dev, bo_info_nonzero_pad)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_bo_info bi = { 0 };
+
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	bi.handle = bo.handle;
+	bi.pad = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_BO_INFO, &bi));
+}
+
+TEST_F(dev, bo_info_closed_handle)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_bo_info bi;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, gem_close(self->fd, bo.handle));
+	EXPECT_EQ(-ENOENT, bo_info(self->fd, bo.handle, &bi));
+	EXPECT_EQ(-EINVAL, gem_close(self->fd, bo.handle));
+}
+
+TEST_F(dev, bo_info_other_fd)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_bo_info bi;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HBM, &bo));
+	EXPECT_EQ(-ENOENT, bo_info(fd2, bo.handle, &bi));
+	EXPECT_EQ(-EINVAL, gem_close(fd2, bo.handle));
+	/* Still fine on its own fd. */
+	EXPECT_EQ(0, bo_info(self->fd, bo.handle, &bi));
+	close(fd2);
+}
+
+TEST_F(dev, bo_info_other_device)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_bo_info bi;
+	int fd1 = open(ACCEL1, O_RDWR | O_CLOEXEC);
+
+	if (fd1 < 0)
+		SKIP(return, "%s: %s", ACCEL1, strerror(errno));
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	EXPECT_EQ(-ENOENT, bo_info(fd1, bo.handle, &bi));
+	close(fd1);
+}
+
+static void mmap_rw(struct __test_metadata *_metadata, int fd, __u32 flags,
+		    __u64 size)
+{
+	struct drm_m890_bo_create bo;
+	__u32 *p;
+	__u64 i, n;
+
+	ASSERT_EQ(0, bo_create(fd, size, flags, &bo));
+	p = bo_map(fd, &bo);
+	ASSERT_NE(NULL, p);
+	n = bo.size / 4;
+	for (i = 0; i < n; i++)
+		p[i] = (__u32)(i * 2654435761u);
+	ASSERT_EQ(0, munmap(p, bo.size));
+
+	/* A second mapping sees the same memory. */
+	p = bo_map(fd, &bo);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ((__u32)(i * 2654435761u), p[i]);
+	ASSERT_EQ(0, munmap(p, bo.size));
+	EXPECT_EQ(0, gem_close(fd, bo.handle));
+}
+
+TEST_F(dev, mmap_hbm_rw)
+{
+	mmap_rw(_metadata, self->fd, DRM_M890_BO_HBM, 256 * 1024);
+}
+
+TEST_F(dev, mmap_host_rw)
+{
+	mmap_rw(_metadata, self->fd, DRM_M890_BO_HOST, 256 * 1024);
+}
+
+TEST_F(dev, mmap_after_close_keeps_pages)
+{
+	struct drm_m890_bo_create bo;
+	volatile __u32 *p;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	p = bo_map(self->fd, &bo);
+	ASSERT_NE(NULL, p);
+	/* The mapping holds its own reference. */
+	ASSERT_EQ(0, gem_close(self->fd, bo.handle));
+	p[0] = 0x12345678;
+	EXPECT_EQ(0x12345678, p[0]);
+	munmap((void *)p, 4096);
+}
+
+TEST_F(dev, mmap_past_end)
+{
+	struct drm_m890_bo_create bo;
+	__u32 flags[] = { DRM_M890_BO_HBM, DRM_M890_BO_HOST };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		void *p;
+
+		ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, flags[i], &bo));
+		p = mmap(NULL, bo.size + 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, self->fd, bo.mmap_offset);
+		EXPECT_EQ(MAP_FAILED, p);
+		if (p != MAP_FAILED)
+			munmap(p, bo.size + 4096);
+		p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+			 bo.mmap_offset + bo.size);
+		EXPECT_EQ(MAP_FAILED, p);
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+}
+
+TEST_F(dev, mmap_private_write_hbm)
+{
+	struct drm_m890_bo_create bo;
+	void *p;
+
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	p = mmap(NULL, bo.size, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd,
+		 bo.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p != MAP_FAILED)
+		munmap(p, bo.size);
+}
+
+TEST_F(dev, mmap_other_fd)
+{
+	struct drm_m890_bo_create bo;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	void *p;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd2, bo.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	close(fd2);
+}
+
+/* ---- queues ---- */
+
+TEST_F(dev, queue_create_destroy)
+{
+	struct drm_m890_queue_create q;
+	uint64_t val = 0;
+
+	ASSERT_EQ(0, queue_create(self->fd, &q));
+	EXPECT_NE(0, q.syncobj);
+	EXPECT_EQ(0, q.pad);
+	EXPECT_EQ(0, queue_destroy(self->fd, q.queue_id));
+	EXPECT_EQ(-ENOENT, queue_destroy(self->fd, q.queue_id));
+	/* The syncobj outlives the queue. */
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &q.syncobj, &val, 1));
+	EXPECT_EQ(0, drmSyncobjDestroy(self->fd, q.syncobj));
+}
+
+TEST_F(dev, queue_create_bad_args)
+{
+	struct drm_m890_queue_create q = { .flags = 1 };
+
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUEUE_CREATE, &q));
+	memset(&q, 0, sizeof(q));
+	q.flags = 0x80000000u;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUEUE_CREATE, &q));
+	memset(&q, 0, sizeof(q));
+	q.pad = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUEUE_CREATE, &q));
+}
+
+TEST_F(dev, queue_create_until_busy)
+{
+	__u32 ids[MAX_QUEUES + 1];
+	struct drm_m890_queue_create q;
+	unsigned int n = 0, i;
+	int ret = 0;
+
+	while (n <= MAX_QUEUES) {
+		ret = queue_create(self->fd, &q);
+		if (ret)
+			break;
+		ids[n++] = q.queue_id;
+	}
+	EXPECT_EQ(-EBUSY, ret);
+	EXPECT_LE(n, self->info.num_queues);
+	EXPECT_GE(n, 1);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, queue_destroy(self->fd, ids[i]));
+	/* Freed queues can be created again. */
+	ASSERT_EQ(0, queue_create(self->fd, &q));
+	EXPECT_EQ(0, queue_destroy(self->fd, q.queue_id));
+}
+
+TEST_F(dev, queue_destroy_bad_args)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_queue_destroy d = { 0 };
+
+	EXPECT_EQ(-ENOENT, queue_destroy(self->fd, 0));
+	EXPECT_EQ(-ENOENT, queue_destroy(self->fd, 0xffffffffu));
+	ASSERT_EQ(0, queue_create(self->fd, &q));
+	d.queue_id = q.queue_id;
+	d.pad = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_QUEUE_DESTROY, &d));
+	EXPECT_EQ(0, queue_destroy(self->fd, q.queue_id));
+}
+
+TEST_F(dev, queue_id_of_other_fd)
+{
+	struct drm_m890_queue_create q;
+	union m890_packet p;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, queue_create(self->fd, &q));
+	pkt_nop(&p);
+	EXPECT_EQ(-ENOENT, submit(fd2, q.queue_id, &p, 1, NULL));
+	EXPECT_EQ(-ENOENT, queue_destroy(fd2, q.queue_id));
+	close(fd2);
+	/* Untouched on its own fd. */
+	EXPECT_EQ(0, submit(self->fd, q.queue_id, &p, 1, NULL));
+	EXPECT_EQ(0, queue_destroy(self->fd, q.queue_id));
+}
+
+TEST_F(dev, queue_id_of_other_device)
+{
+	struct drm_m890_queue_create q;
+	union m890_packet p;
+	int fd1 = open(ACCEL1, O_RDWR | O_CLOEXEC);
+
+	if (fd1 < 0)
+		SKIP(return, "%s: %s", ACCEL1, strerror(errno));
+	ASSERT_EQ(0, queue_create(self->fd, &q));
+	pkt_nop(&p);
+	EXPECT_EQ(-ENOENT, submit(fd1, q.queue_id, &p, 1, NULL));
+	EXPECT_EQ(-ENOENT, queue_destroy(fd1, q.queue_id));
+	close(fd1);
+}
+
+/* ---- submission ---- */
+
+FIXTURE(q) {
+	int fd;
+	struct drm_m890_device_info info;
+	struct drm_m890_queue_create q;
+};
+
+FIXTURE_SETUP(q)
+{
+	self->fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", ACCEL0, strerror(errno));
+	ASSERT_EQ(0, query_info(self->fd, &self->info));
+	ASSERT_EQ(0, queue_create(self->fd, &self->q));
+}
+
+FIXTURE_TEARDOWN(q)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(q, submit_nop)
+{
+	union m890_packet p[4];
+	__u64 seq;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		pkt_nop(&p[i]);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 4, &seq));
+	EXPECT_GE(seq, 1);
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+}
+
+TEST_F(q, submit_max_packets)
+{
+	__u32 n = self->info.max_submit_packets;
+	union m890_packet *p = calloc(n, sizeof(*p));
+	__u64 seq;
+	__u32 i;
+
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < n; i++)
+		pkt_nop(&p[i]);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, n, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	free(p);
+}
+
+TEST_F(q, seqno_increases)
+{
+	union m890_packet p;
+	__u64 seq, prev = 0;
+	uint64_t val = 0;
+	int i;
+
+	pkt_nop(&p);
+	for (i = 0; i < 32; i++) {
+		ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+		EXPECT_GT(seq, prev);
+		prev = seq;
+	}
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, prev));
+	ASSERT_EQ(0, drmSyncobjQuery(self->fd, &self->q.syncobj, &val, 1));
+	EXPECT_GE(val, prev);
+}
+
+static void fill_and_check(struct __test_metadata *_metadata, int fd,
+			   const struct drm_m890_queue_create *q, __u32 flags)
+{
+	struct drm_m890_bo_create bo;
+	union m890_packet p[2];
+	__u32 *m;
+	__u64 seq, i, n;
+
+	ASSERT_EQ(0, bo_create(fd, 256 * 1024, flags, &bo));
+	m = bo_map(fd, &bo);
+	ASSERT_NE(NULL, m);
+	memset(m, 0, bo.size);
+	pkt_fill(&p[0], bo.va, bo.size, 0xa5c3e10fu);
+	/* A second FILL over the middle checks ordering and offsets. */
+	pkt_fill(&p[1], bo.va + 4096, 8192, 0x01020304u);
+	ASSERT_EQ(0, submit(fd, q->queue_id, p, 2, &seq));
+	ASSERT_EQ(0, wait_point(fd, q->syncobj, seq));
+	EXPECT_EQ(1, point_status(fd, q->syncobj, seq));
+	n = bo.size / 4;
+	for (i = 0; i < n; i++) {
+		__u32 want = (i >= 1024 && i < 3072) ? 0x01020304u : 0xa5c3e10fu;
+
+		ASSERT_EQ(want, m[i]) TH_LOG("word %llu", (unsigned long long)i);
+	}
+	munmap(m, bo.size);
+}
+
+TEST_F(q, submit_fill_hbm)
+{
+	fill_and_check(_metadata, self->fd, &self->q, DRM_M890_BO_HBM);
+}
+
+TEST_F(q, submit_fill_host)
+{
+	fill_and_check(_metadata, self->fd, &self->q, DRM_M890_BO_HOST);
+}
+
+TEST_F(q, submit_copy)
+{
+	struct drm_m890_bo_create src, mid, dst;
+	const __u64 size = 128 * 1024;
+	union m890_packet p[2];
+	unsigned char *s, *d;
+	__u64 seq, i;
+
+	ASSERT_EQ(0, bo_create(self->fd, size, DRM_M890_BO_HOST, &src));
+	ASSERT_EQ(0, bo_create(self->fd, size, DRM_M890_BO_HBM, &mid));
+	ASSERT_EQ(0, bo_create(self->fd, size, DRM_M890_BO_HOST, &dst));
+	s = bo_map(self->fd, &src);
+	d = bo_map(self->fd, &dst);
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, d);
+	for (i = 0; i < size; i++)
+		s[i] = (unsigned char)(i * 7 + 3);
+	memset(d, 0, size);
+
+	/* host -> HBM -> host, odd offsets and lengths included. */
+	pkt_copy(&p[0], src.va, mid.va, size);
+	pkt_copy(&p[1], mid.va + 1, dst.va + 3, size - 5);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 2, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(0, d[0]);
+	EXPECT_EQ(0, d[1]);
+	EXPECT_EQ(0, d[2]);
+	EXPECT_EQ(0, memcmp(d + 3, s + 1, size - 5));
+	EXPECT_EQ(0, d[size - 2]);
+	EXPECT_EQ(0, d[size - 1]);
+	munmap(s, size);
+	munmap(d, size);
+}
+
+TEST_F(q, submit_bad_count_and_pointer)
+{
+	__u32 n = self->info.max_submit_packets + 1;
+	union m890_packet *p = calloc(n, sizeof(*p));
+	__u32 i;
+
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < n; i++)
+		pkt_nop(&p[i]);
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 0, NULL));
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, n, NULL));
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 0xffffffffu, NULL));
+	EXPECT_EQ(-EFAULT, submit(self->fd, self->q.queue_id, NULL, 1, NULL));
+	EXPECT_EQ(-EFAULT, submit(self->fd, self->q.queue_id,
+				  (const union m890_packet *)8, 1, NULL));
+	free(p);
+}
+
+TEST_F(q, submit_bad_flags_and_pad)
+{
+	union m890_packet p;
+	struct drm_m890_submit s = {
+		.queue_id = self->q.queue_id,
+		.count = 1,
+		.packets = (uintptr_t)&p,
+	};
+
+	pkt_nop(&p);
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_SUBMIT, &s));
+	s.flags = 0x80000000u;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_SUBMIT, &s));
+	s.flags = 0;
+	s.pad = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_SUBMIT, &s));
+}
+
+TEST_F(q, submit_unknown_queue)
+{
+	union m890_packet p;
+
+	pkt_nop(&p);
+	EXPECT_EQ(-ENOENT, submit(self->fd, self->q.queue_id + 1000, &p, 1, NULL));
+	EXPECT_EQ(-ENOENT, submit(self->fd, 0xffffffffu, &p, 1, NULL));
+}
+
+TEST_F(q, submit_bad_packets)
+{
+	static const __u32 bad_hdr[] = {
+		M890_PKT_HDR(0x0c, 0), M890_PKT_HDR(0x0e, 0),
+		M890_PKT_HDR(0x10, 0), M890_PKT_HDR(0xff, 0),
+		M890_PKT_HDR(M890_PKT_FENCE, 0),
+		M890_PKT_HDR(M890_PKT_FENCE, M890_FENCE_F_IRQ),
+		M890_PKT_HDR(M890_PKT_NOP, 1),
+		M890_PKT_HDR(M890_PKT_NOP, 0x80),
+		M890_PKT_HDR(M890_PKT_NOP, 0) | (1u << 16),
+		M890_PKT_HDR(M890_PKT_NOP, 0) | (1u << 31),
+	};
+	union m890_packet p[3];
+	__u64 seq;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_hdr) / sizeof(bad_hdr[0]); i++) {
+		pkt_nop(&p[0]);
+		p[0].hdr = bad_hdr[i];
+		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL))
+			TH_LOG("header %#x", bad_hdr[i]);
+	}
+
+	/* Reserved fields of a packet body. */
+	pkt_nop(&p[0]);
+	p[0].nop.rsvd[14] = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	pkt_copy(&p[0], 0, 0, 0);
+	p[0].copy.rsvd0 = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	pkt_fill(&p[0], 0, 0, 0);
+	p[0].fill.rsvd[4] = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+
+	/* One bad packet refuses the whole submission. */
+	pkt_nop(&p[0]);
+	pkt_nop(&p[1]);
+	pkt_nop(&p[2]);
+	p[1].hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 3, NULL));
+
+	/* The queue is unharmed. */
+	p[1].hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 3, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+}
+
+TEST_F(q, fault_stops_only_its_queue)
+{
+	struct drm_m890_queue_create q2;
+	struct drm_m890_bo_create bo;
+	union m890_packet p;
+	__u64 seq, seq2;
+	__u32 *m;
+
+	ASSERT_EQ(0, queue_create(self->fd, &q2));
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HOST, &bo));
+	m = bo_map(self->fd, &bo);
+	ASSERT_NE(NULL, m);
+	memset(m, 0, bo.size);
+
+	/* FILL through a VA with no BO behind it. */
+	pkt_fill(&p, unmapped_va(&self->info), 4096, 0xdeadbeef);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_GT(0, point_status(self->fd, self->q.syncobj, seq));
+
+	/* The faulted queue refuses new work ... */
+	pkt_nop(&p);
+	EXPECT_EQ(-EIO, submit(self->fd, self->q.queue_id, &p, 1, NULL));
+
+	/* ... while another queue of the same file keeps working. */
+	pkt_fill(&p, bo.va, bo.size, 0x5a5a5a5a);
+	ASSERT_EQ(0, submit(self->fd, q2.queue_id, &p, 1, &seq2));
+	ASSERT_EQ(0, wait_point(self->fd, q2.syncobj, seq2));
+	EXPECT_EQ(1, point_status(self->fd, q2.syncobj, seq2));
+	EXPECT_EQ(0x5a5a5a5a, m[0]);
+	EXPECT_EQ(0x5a5a5a5a, m[bo.size / 4 - 1]);
+
+	/* A stopped queue can still be destroyed. */
+	EXPECT_EQ(0, queue_destroy(self->fd, self->q.queue_id));
+	munmap(m, bo.size);
+}
+
+TEST_F(q, fault_other_file_unaffected)
+{
+	struct drm_m890_queue_create q2;
+	union m890_packet p;
+	__u64 seq, seq2;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, queue_create(fd2, &q2));
+	pkt_copy(&p, unmapped_va(&self->info), unmapped_va(&self->info), 64);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_GT(0, point_status(self->fd, self->q.syncobj, seq));
+
+	pkt_nop(&p);
+	ASSERT_EQ(0, submit(fd2, q2.queue_id, &p, 1, &seq2));
+	ASSERT_EQ(0, wait_point(fd2, q2.syncobj, seq2));
+	EXPECT_EQ(1, point_status(fd2, q2.syncobj, seq2));
+	close(fd2);
+}
+
+TEST_F(q, close_with_work_in_flight)
+{
+	struct drm_m890_bo_create bo;
+	union m890_packet p[8];
+	int i;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4 << 20, DRM_M890_BO_HBM, &bo));
+	for (i = 0; i < 8; i++)
+		pkt_fill(&p[i], bo.va, bo.size, (__u32)i);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 8, NULL));
+	close(self->fd);
+	/* The device is still usable by a new client. */
+	self->fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, queue_create(self->fd, &self->q));
+	pkt_nop(&p[0]);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 1, NULL));
+}
+
+/* ---- concurrency ---- */
+
+#define RACE_SLOTS	64
+#define RACE_ROUNDS	2000
+
+struct bo_race {
+	int fd;
+	_Atomic __u32 slot[RACE_SLOTS];
+	atomic_bool stop;
+	atomic_int errors;
+};
+
+static void *bo_race_creator(void *arg)
+{
+	struct bo_race *r = arg;
+	struct drm_m890_bo_create bo;
+	int i;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		__u32 flags = (i & 1) ? DRM_M890_BO_HBM : DRM_M890_BO_HOST;
+		__u32 old;
+
+		if (bo_create(r->fd, 4096, flags, &bo)) {
+			atomic_fetch_add(&r->errors, 1);
+			continue;
+		}
+		old = atomic_exchange(&r->slot[i % RACE_SLOTS], bo.handle);
+		if (old && gem_close(r->fd, old))
+			atomic_fetch_add(&r->errors, 1);
+	}
+	atomic_store(&r->stop, true);
+	return NULL;
+}
+
+static void *bo_race_closer(void *arg)
+{
+	struct bo_race *r = arg;
+	unsigned int i = 0;
+
+	while (!atomic_load(&r->stop)) {
+		struct drm_m890_bo_info bi;
+		__u32 h = atomic_exchange(&r->slot[i++ % RACE_SLOTS], 0);
+
+		if (!h)
+			continue;
+		/* Info on a handle that is about to go must be clean. */
+		bo_info(r->fd, h, &bi);
+		if (gem_close(r->fd, h))
+			atomic_fetch_add(&r->errors, 1);
+	}
+	return NULL;
+}
+
+TEST_F(dev, race_bo_create_close)
+{
+	struct bo_race *r = calloc(1, sizeof(*r));
+	pthread_t t[3];
+	int i;
+
+	ASSERT_NE(NULL, r);
+	r->fd = self->fd;
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, bo_race_creator, r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, bo_race_closer, r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, bo_race_closer, r));
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(0, atomic_load(&r->errors));
+	for (i = 0; i < RACE_SLOTS; i++)
+		if (r->slot[i])
+			EXPECT_EQ(0, gem_close(self->fd, r->slot[i]));
+	/* A handle no thread owns any more is gone, and the fd still works. */
+	{
+		struct drm_m890_bo_create bo;
+
+		EXPECT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HBM, &bo));
+	}
+	free(r);
+}
+
+struct submit_race {
+	int fd;
+	__u32 queue_id;
+	atomic_bool started;
+	__u64 last_seq;
+	int bad_ret;
+};
+
+static void *submit_racer(void *arg)
+{
+	struct submit_race *r = arg;
+	union m890_packet p[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		pkt_nop(&p[i]);
+	for (;;) {
+		__u64 seq;
+		int ret = submit(r->fd, r->queue_id, p, 8, &seq);
+
+		atomic_store(&r->started, true);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret == -ENOENT)
+			break;
+		if (ret) {
+			r->bad_ret = ret;
+			break;
+		}
+		r->last_seq = seq;
+	}
+	return NULL;
+}
+
+TEST_F(dev, race_submit_queue_destroy)
+{
+	int round;
+
+	for (round = 0; round < 8; round++) {
+		struct submit_race r = { .fd = self->fd };
+		struct drm_m890_queue_create q;
+		pthread_t t;
+
+		ASSERT_EQ(0, queue_create(self->fd, &q));
+		r.queue_id = q.queue_id;
+		ASSERT_EQ(0, pthread_create(&t, NULL, submit_racer, &r));
+		while (!atomic_load(&r.started))
+			usleep(100);
+		usleep(1000 * (round + 1));
+		EXPECT_EQ(0, queue_destroy(self->fd, q.queue_id));
+		pthread_join(t, NULL);
+		EXPECT_EQ(0, r.bad_ret);
+		/* Every point handed out signals, completed or cancelled. */
+		if (r.last_seq) {
+			int st;
+
+			ASSERT_EQ(0, wait_point(self->fd, q.syncobj, r.last_seq));
+			st = point_status(self->fd, q.syncobj, r.last_seq);
+			EXPECT_TRUE(st == 1 || st == -ECANCELED)
+				TH_LOG("status %d", st);
+		}
+		EXPECT_EQ(0, drmSyncobjDestroy(self->fd, q.syncobj));
+	}
+}
+
+TEST_HARNESS_MAIN
