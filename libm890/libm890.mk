@@ -2,13 +2,14 @@
 #
 # libm890, the m890-a2a program and the libm890 tests.  Included by the
 # top-level Makefile (paths are relative to the repository top), or used
-# alone:  make -f libm890/libm890.mk libm890 lib-tests libm890-unit
+# alone:  make -f libm890/libm890.mk libm890 libm890-unit
 #
 # Targets:
 #   libm890        build/lib/libm890.so.1 (+ .so link), build/include/m890.h,
 #                  build/lib/pkgconfig/m890.pc, build/bin/m890-a2a
-#   lib-tests      guest test programs in build/tests/ (TAP output)
 #   libm890-unit   host unit tests, plain and with ASan/UBSan, run at once
+#                  (libm890-unit-build only builds them)
+# Guest tests of the library are in tests/lib/lib.mk (target lib-tests).
 #
 # Variables: M890_BUILD (output root, default build), CC, CFLAGS_EXTRA.
 
@@ -42,12 +43,12 @@ LIBM890_PUBHDR := $(M890_BUILD)/include/m890.h
 LIBM890_PC := $(M890_BUILD)/lib/pkgconfig/m890.pc
 LIBM890_A2A := $(M890_BUILD)/bin/m890-a2a
 
-LIB_TEST_SRCS := $(sort $(wildcard tests/lib/test_*.c))
-LIB_TEST_BINS := $(patsubst tests/lib/test_%.c,$(M890_BUILD)/tests/m890-lib-%,$(LIB_TEST_SRCS))
-
-.PHONY: libm890 lib-tests libm890-unit libm890-clean
+.PHONY: libm890 libm890-unit libm890-unit-build libm890-clean userspace
 
 libm890: $(LIBM890_LIB) $(LIBM890_PUBHDR) $(LIBM890_PC) $(LIBM890_A2A)
+
+# The top-level userspace target builds everything a guest image holds.
+userspace: libm890 libm890-unit-build
 
 $(LIBM890_OBJDIR)/%.o: libm890/src/%.c $(LIBM890_HDRS)
 	@mkdir -p $(@D)
@@ -77,41 +78,32 @@ $(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-lib-tests: $(LIB_TEST_BINS)
-
-$(M890_BUILD)/tests/m890-lib-%: tests/lib/test_%.c tests/lib/tap.h \
-		$(LIBM890_LIB) $(LIBM890_PUBHDR)
-	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
-		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
-
-# Host unit tests: pure logic compiled straight into the test.
-LIBM890_UNIT_DIR := $(M890_BUILD)/unit
+# Host unit tests: pure logic compiled straight into the test, plain in
+# build/unit/ and with ASan/UBSan in build/unit-san/ (same name).
+LIBM890_UNIT_SRCS := tests/unit/mx_lib_test.c libm890/src/status.c \
+	libm890/src/handle.c
+LIBM890_UNIT_DEPS := $(LIBM890_UNIT_SRCS) libm890/examples/a2a_pattern.h \
+	$(LIBM890_HDRS)
+LIBM890_UNIT_CFLAGS := $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
+	-Iuapi -Ilibm890/examples $(shell pkg-config --cflags libdrm)
 LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-libm890-unit: $(LIBM890_UNIT_DIR)/mx_lib_test $(LIBM890_UNIT_DIR)/mx_lib_test-san
-	$(LIBM890_UNIT_DIR)/mx_lib_test
-	$(LIBM890_UNIT_DIR)/mx_lib_test-san
+libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test
 
-$(LIBM890_UNIT_DIR)/mx_lib_test: tests/unit/mx_lib_test.c libm890/src/status.c \
-		libm890/src/handle.c libm890/examples/a2a_pattern.h $(LIBM890_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src -Iuapi \
-		-Ilibm890/examples $(shell pkg-config --cflags libdrm) \
-		-o $@ tests/unit/mx_lib_test.c libm890/src/status.c \
-		libm890/src/handle.c -lpthread
+libm890-unit: libm890-unit-build
+	$(M890_BUILD)/unit/mx_lib_test
+	$(M890_BUILD)/unit-san/mx_lib_test
 
-$(LIBM890_UNIT_DIR)/mx_lib_test-san: tests/unit/mx_lib_test.c libm890/src/status.c \
-		libm890/src/handle.c libm890/examples/a2a_pattern.h $(LIBM890_HDRS)
+$(M890_BUILD)/unit/mx_lib_test: $(LIBM890_UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_WARN) $(LIBM890_SAN) -O1 -g -Ilibm890/include \
-		-Ilibm890/src -Iuapi -Ilibm890/examples \
-		$(shell pkg-config --cflags libdrm) \
-		-o $@ tests/unit/mx_lib_test.c libm890/src/status.c \
-		libm890/src/handle.c -lpthread
+	$(CC) $(LIBM890_UNIT_CFLAGS) -o $@ $(LIBM890_UNIT_SRCS) -lpthread
+
+$(M890_BUILD)/unit-san/mx_lib_test: $(LIBM890_UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_UNIT_SRCS) -lpthread
 
 libm890-clean:
 	rm -rf $(LIBM890_OBJDIR) $(M890_BUILD)/lib/libm890.so* $(LIBM890_PUBHDR) \
-		$(LIBM890_PC) $(LIBM890_A2A) $(LIB_TEST_BINS) \
-		$(LIBM890_UNIT_DIR)/mx_lib_test*
+		$(LIBM890_PC) $(LIBM890_A2A) $(M890_BUILD)/unit/mx_lib_test \
+		$(M890_BUILD)/unit-san/mx_lib_test

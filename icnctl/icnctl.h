@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * icnctl internal interfaces: command tables, argument helpers, output and
+ * the netlink connection.
+ */
+#ifndef ICNCTL_H
+#define ICNCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ICNCTL_VERSION "0.1.0"
+
+/* Exit codes. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+};
+
+struct icn_ctx {
+	bool json;
+	bool pretty;
+	int argc;		/* words left after the command word */
+	char **argv;
+};
+
+/* One word of a command table; the tables end with a NULL name. */
+struct icnctl_cmd {
+	const char *name;
+	int (*fn)(struct icn_ctx *ctx);
+	const char *help;	/* one usage line, without "icnctl " */
+};
+
+/* util.c: pure helpers, unit tested on the host. */
+#define MATCH_NONE	(-1)
+#define MATCH_AMBIGUOUS	(-2)
+int match_word(const char *word, const char *const *names, int n);
+int match_cmd(const char *word, const struct icnctl_cmd *cmds);
+int parse_u32(const char *s, uint32_t max, uint32_t *out);
+const char *port_state_name(uint32_t state);
+int parse_admin_state(const char *word, uint32_t *state);
+void format_speed(uint32_t mbps, char *buf, size_t len);
+int dispatch(struct icn_ctx *ctx, const char *what,
+	     const struct icnctl_cmd *cmds, const char *dflt);
+void print_usage(FILE *f, const struct icnctl_cmd *cmds);
+
+/* json_out.c: one call per field serves text and JSON output. */
+void out_init(bool json, bool pretty, FILE *f);
+void out_obj_start(void);
+void out_obj_end(void);
+void out_u32(const char *jkey, const char *tkey, uint32_t v);
+void out_u64(const char *jkey, const char *tkey, uint64_t v);
+void out_str(const char *jkey, const char *tkey, const char *v);
+void out_bool(const char *jkey, const char *tkey, bool v);
+/* A number in JSON shown as preformatted @text in text mode. */
+void out_u64_as(const char *jkey, uint64_t v, const char *tkey,
+		const char *text);
+int out_finish(void);
+
+/* nl.c: the "icn" generic netlink family. */
+struct nl_msg;
+struct nlattr;
+typedef int (*icn_msg_fn)(struct nlattr **tb, void *arg);
+
+struct icn_req {
+	uint8_t cmd;
+	bool dump;
+	bool has_port;
+	uint32_t port;
+	bool has_admin;
+	uint32_t admin_state;
+	/* Called before a dump is restarted after NLM_F_DUMP_INTR. */
+	void (*reset)(void *arg);
+};
+
+int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg);
+
+/* object entry points */
+int cmd_port(struct icn_ctx *ctx);
+int cmd_switch(struct icn_ctx *ctx);
+
+extern const struct icnctl_cmd port_cmds[];
+extern const struct icnctl_cmd switch_cmds[];
+
+#endif /* ICNCTL_H */

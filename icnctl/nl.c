@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: icnctl netlink transport
+ *
+ * One request per call: connect a generic netlink socket, resolve the
+ * "icn" family, send a do or dump request and feed every reply's
+ * attributes to a handler.  libnl's default error handling turns the
+ * kernel's errno into its own codes and drops the extended ACK, so this
+ * file installs its own error callback: it keeps the raw errno and the
+ * kernel's extack message and reports them with the cause spelled out
+ * (permission, family missing, the kernel's own text).  A dump interrupted
+ * by a concurrent change (NLM_F_DUMP_INTR) is retried a few times.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include <linux/icn_netlink.h>
+
+#include "icnctl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+struct req_state {
+	icn_msg_fn fn;
+	void *arg;
+	bool done;
+	int err;		/* raw errno from the kernel, 0 if none */
+	int handler_err;	/* non-zero when the handler failed */
+	char extack[256];
+};
+
+static int valid_cb(struct nl_msg *msg, void *data)
+{
+	struct req_state *st = data;
+	struct nlattr *tb[ICN_A_MAX + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int ret;
+
+	ret = genlmsg_parse(nlh, 0, tb, ICN_A_MAX, NULL);
+	if (ret < 0) {
+		fprintf(stderr, "icnctl: malformed reply from the kernel: %s\n",
+			nl_geterror(ret));
+		st->handler_err = EXIT_FAIL;
+		return NL_STOP;
+	}
+	if (st->fn && st->fn(tb, st->arg)) {
+		st->handler_err = EXIT_FAIL;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+/* Extended ACK attributes follow the (possibly capped) echoed request. */
+static void parse_extack(struct nlmsgerr *e, struct req_state *st)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+	int len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	if (len <= 0)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)e + off), len, NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(st->extack, sizeof(st->extack), "%s",
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+}
+
+static int error_cb(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
+{
+	struct req_state *st = data;
+
+	(void)who;
+	st->err = -e->error;
+	parse_extack(e, st);
+	st->done = true;
+	return NL_STOP;
+}
+
+static int finish_cb(struct nl_msg *msg, void *data)
+{
+	struct req_state *st = data;
+
+	(void)msg;
+	st->done = true;
+	return NL_STOP;
+}
+
+static int report_errno(const struct req_state *st, const char *what)
+{
+	const char *ctx = st->extack[0] ? st->extack : NULL;
+
+	if (st->err == EPERM || st->err == EACCES)
+		fprintf(stderr, "icnctl: %s: operation not permitted: need CAP_NET_ADMIN%s%s\n",
+			what, ctx ? ": " : "", ctx ? ctx : "");
+	else if (ctx)
+		fprintf(stderr, "icnctl: %s: %s (%s)\n", what, ctx,
+			strerror(st->err));
+	else
+		fprintf(stderr, "icnctl: %s: %s\n", what, strerror(st->err));
+	return EXIT_FAIL;
+}
+
+static int do_request(struct nl_sock *sk, int family,
+		      const struct icn_req *req, struct req_state *st,
+		      bool *interrupted)
+{
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int ret;
+
+	*interrupted = false;
+	msg = nlmsg_alloc();
+	if (!msg)
+		return -NLE_NOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
+			 req->dump ? NLM_F_DUMP : 0, req->cmd,
+			 ICN_FAMILY_VERSION) ||
+	    (req->has_port && nla_put_u32(msg, ICN_A_PORT_INDEX, req->port)) ||
+	    (req->has_admin &&
+	     nla_put_u32(msg, ICN_A_PORT_ADMIN_STATE, req->admin_state))) {
+		nlmsg_free(msg);
+		return -NLE_NOMEM;
+	}
+	ret = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	if (ret < 0)
+		return ret;
+
+	cb = nl_cb_alloc(NL_CB_CUSTOM);
+	if (!cb)
+		return -NLE_NOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, st);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, st);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, finish_cb, st);
+	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, st);
+	ret = 0;
+	while (!st->done && !st->handler_err) {
+		ret = nl_recvmsgs(sk, cb);
+		if (ret == -NLE_DUMP_INTR) {
+			*interrupted = true;
+			ret = 0;
+			break;
+		}
+		if (ret < 0 && !st->err)
+			break;
+		ret = 0;
+	}
+	nl_cb_put(cb);
+	return ret;
+}
+
+int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
+{
+	struct req_state st;
+	struct nl_sock *sk;
+	int family, ret, one = 1, rc = EXIT_FAIL;
+	bool intr = false;
+
+	sk = nl_socket_alloc();
+	if (!sk) {
+		fprintf(stderr, "icnctl: out of memory\n");
+		return EXIT_FAIL;
+	}
+	ret = genl_connect(sk);
+	if (ret < 0) {
+		fprintf(stderr, "icnctl: cannot open a generic netlink socket: %s\n",
+			nl_geterror(ret));
+		goto out;
+	}
+	/* Ask for the kernel's error messages; harmless if unsupported. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
+	family = genl_ctrl_resolve(sk, ICN_FAMILY_NAME);
+	if (family < 0) {
+		if (family == -NLE_OBJ_NOTFOUND)
+			fprintf(stderr, "icnctl: ICN netlink family not found: is the m890 driver loaded?\n");
+		else
+			fprintf(stderr, "icnctl: cannot resolve the ICN netlink family: %s\n",
+				nl_geterror(family));
+		goto out;
+	}
+	for (int attempt = 0; attempt < 4; attempt++) {
+		memset(&st, 0, sizeof(st));
+		st.fn = fn;
+		st.arg = arg;
+		ret = do_request(sk, family, req, &st, &intr);
+		if (!intr)
+			break;
+		if (attempt == 3) {
+			fprintf(stderr, "icnctl: dump kept being interrupted by changes; try again\n");
+			goto out;
+		}
+		/* Start over with a fresh dump: results are collected
+		 * before they are printed, so nothing is shown twice. */
+		if (req->reset)
+			req->reset(arg);
+	}
+	if (st.handler_err) {
+		rc = st.handler_err;
+		goto out;
+	}
+	if (st.err) {
+		rc = report_errno(&st, req->cmd == ICN_CMD_PORT_SET ?
+				  "port set" : req->cmd == ICN_CMD_SWITCH_GET ?
+				  "switch show" : "port show");
+		goto out;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "icnctl: netlink: %s\n", nl_geterror(ret));
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	nl_socket_free(sk);
+	return rc;
+}

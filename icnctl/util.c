@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: icnctl argument helpers
+ *
+ * Words on the command line may be abbreviated to any unique prefix
+ * ("icnctl p s" = "icnctl port show"); an exact match always wins, and an
+ * ambiguous prefix is an error rather than the first match.  This file
+ * also holds the enum-to-name tables and number parsing, with no netlink
+ * or JSON dependency, so that host unit tests can link it alone.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/icn_netlink.h>
+
+#include "icnctl.h"
+
+int match_word(const char *word, const char *const *names, int n)
+{
+	size_t len;
+	int found = MATCH_NONE;
+
+	if (!word || !*word)
+		return MATCH_NONE;
+	len = strlen(word);
+	for (int i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		if (strcmp(word, names[i]) == 0)
+			return i;
+		if (strncmp(word, names[i], len) == 0)
+			found = found == MATCH_NONE ? i : MATCH_AMBIGUOUS;
+	}
+	return found;
+}
+
+int match_cmd(const char *word, const struct icnctl_cmd *cmds)
+{
+	const char *names[32];
+	int n = 0;
+
+	while (cmds[n].name && n < 32) {
+		names[n] = cmds[n].name;
+		n++;
+	}
+	return match_word(word, names, n);
+}
+
+/* Decimal (or 0x hex) number in 0..@max.  Returns 0 or -1. */
+int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char *const state_names[] = {
+	[ICN_PORT_STATE_DOWN] = "down",
+	[ICN_PORT_STATE_TRAINING] = "training",
+	[ICN_PORT_STATE_UP] = "up",
+	[ICN_PORT_STATE_ERROR] = "error",
+};
+
+const char *port_state_name(uint32_t state)
+{
+	if (state < sizeof(state_names) / sizeof(state_names[0]) &&
+	    state_names[state])
+		return state_names[state];
+	return "unknown";
+}
+
+/* "up" or "down" (or a unique prefix) to ICN_PORT_STATE_*. */
+int parse_admin_state(const char *word, uint32_t *state)
+{
+	static const char *const names[] = { "up", "down" };
+	int m = match_word(word, names, 2);
+
+	if (m < 0)
+		return -1;
+	*state = m == 0 ? ICN_PORT_STATE_UP : ICN_PORT_STATE_DOWN;
+	return 0;
+}
+
+/* Link speed in Mbit/s as text: "6400Gbps", "100Mbps". */
+void format_speed(uint32_t mbps, char *buf, size_t len)
+{
+	if (mbps && mbps % 1000 == 0)
+		snprintf(buf, len, "%uGbps", mbps / 1000);
+	else
+		snprintf(buf, len, "%uMbps", mbps);
+}
+
+void print_usage(FILE *f, const struct icnctl_cmd *cmds)
+{
+	for (int i = 0; cmds[i].name; i++)
+		if (cmds[i].help)
+			fprintf(f, "       icnctl %s\n", cmds[i].help);
+}
+
+/*
+ * Run the command named by the next word of @ctx in @cmds (or @dflt when
+ * there is none).  Unknown and ambiguous words are usage errors.
+ */
+int dispatch(struct icn_ctx *ctx, const char *what,
+	     const struct icnctl_cmd *cmds, const char *dflt)
+{
+	const char *word = ctx->argc ? ctx->argv[0] : dflt;
+	int m;
+
+	if (!word) {
+		fprintf(stderr, "icnctl: missing %s; try \"icnctl help\"\n", what);
+		return EXIT_USAGE;
+	}
+	if (ctx->argc) {
+		ctx->argc--;
+		ctx->argv++;
+	}
+	m = match_cmd(word, cmds);
+	if (m == MATCH_AMBIGUOUS) {
+		fprintf(stderr, "icnctl: %s%s \"%s\" is ambiguous:", what,
+			strcmp(what, "object") ? " command" : "", word);
+		for (int i = 0; cmds[i].name; i++)
+			if (strncmp(word, cmds[i].name, strlen(word)) == 0)
+				fprintf(stderr, " %s", cmds[i].name);
+		fprintf(stderr, "\n");
+		return EXIT_USAGE;
+	}
+	if (m < 0) {
+		if (strcmp(what, "object") == 0)
+			fprintf(stderr, "icnctl: unknown object \"%s\"; try \"icnctl help\"\n",
+				word);
+		else
+			fprintf(stderr, "icnctl: unknown %s command \"%s\"; try \"icnctl %s help\"\n",
+				what, word, what);
+		return EXIT_USAGE;
+	}
+	return cmds[m].fn(ctx);
+}

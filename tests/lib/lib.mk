@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+#
+# libm890 guest tests: build/tests/m890-lib-test-NAME from
+# tests/lib/test_NAME.c.  Each prints TAP and exits non-zero on failure.
+# Needs libm890/libm890.mk (included first by the top-level Makefile).
+
+M890_BUILD ?= build
+
+LIB_TEST_SRCS := $(sort $(wildcard tests/lib/test_*.c))
+LIB_TEST_BINS := $(patsubst tests/lib/test_%.c,$(M890_BUILD)/tests/m890-lib-test-%,$(LIB_TEST_SRCS))
+
+.PHONY: lib-tests userspace
+
+lib-tests: $(LIB_TEST_BINS)
+
+userspace: lib-tests
+
+$(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
