@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: M890 driver core
+ *
+ * The DRM accel driver entry points: the &drm_driver, the ioctl table,
+ * file open/close and the DEVICE_INFO query.  Each open file gets its own
+ * device address space (&struct m890_ctx) and its own queue namespace;
+ * nothing one file creates is reachable by id from another file.
+ *
+ * Closing a file tears down in this order: DRM releases the file's GEM
+ * handles (each BO's last reference unmaps it and invalidates the MMU),
+ * then m890_postclose() resets and frees the file's hardware queues,
+ * cancelling their fences, and finally releases the ASID.
+ */
+
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+
+#include "m890_drv.h"
+
+static int m890_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct m890_device *mdev = to_m890(dev);
+	struct m890_file *mfile;
+	int idx, ret;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+
+	mfile = kzalloc(sizeof(*mfile), GFP_KERNEL);
+	if (!mfile) {
+		ret = -ENOMEM;
+		goto out_exit;
+	}
+	mfile->mdev = mdev;
+	xa_init_flags(&mfile->queues, XA_FLAGS_ALLOC1);
+
+	mfile->ctx = m890_ctx_create(mdev);
+	if (IS_ERR(mfile->ctx)) {
+		ret = PTR_ERR(mfile->ctx);
+		goto out_free;
+	}
+
+	mutex_lock(&mdev->files_lock);
+	list_add_tail(&mfile->link, &mdev->files);
+	mutex_unlock(&mdev->files_lock);
+
+	file->driver_priv = mfile;
+	drm_dev_exit(idx);
+	return 0;
+
+out_free:
+	kfree(mfile);
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static void m890_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	struct m890_device *mdev = to_m890(dev);
+	struct m890_file *mfile = file->driver_priv;
+
+	mutex_lock(&mdev->files_lock);
+	list_del(&mfile->link);
+	mutex_unlock(&mdev->files_lock);
+
+	m890_file_queues_fini(mfile);
+	xa_destroy(&mfile->queues);
+	m890_ctx_release(mfile->ctx);
+	m890_ctx_put(&mfile->ctx);
+	kfree(mfile);
+}
+
+static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->pci_vendor = mdev->pdev->vendor;
+	info->pci_device = mdev->pdev->device;
+	info->spec_version = M890_SPEC_VERSION;
+	info->num_queues = mdev->num_queues;
+	info->fabric_id = mdev->fabric_id;
+	info->fabric_port = mdev->fabric_port;
+	info->hbm_size = mdev->hbm_size;
+	info->va_start = M890_VA_START;
+	info->va_size = M890_VA_SIZE;
+	info->capabilities = DRM_M890_CAP_HOST_BO | DRM_M890_CAP_TIMELINE_SYNCOBJ;
+	if (mdev->hbm_size)
+		info->capabilities |= DRM_M890_CAP_HBM_BO;
+	if (mdev->fabric_id != M890_FABRIC_ID_NONE) {
+		info->capabilities |= DRM_M890_CAP_FABRIC;
+		if (mdev->hbm_size)
+			info->capabilities |= DRM_M890_CAP_PEER_IMPORT;
+	}
+	if (mdev->caps & M890_HWCAP_TIMESTAMP)
+		info->capabilities |= DRM_M890_CAP_TIMESTAMP;
+	info->max_submit_packets = M890_MAX_SUBMIT;
+}
+
+static int m890_query_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct drm_m890_query *args = data;
+	struct drm_m890_device_info info;
+	void __user *ptr = u64_to_user_ptr(args->data);
+	u32 len;
+
+	if (args->pad || args->pad2)
+		return -EINVAL;
+	if (args->type != DRM_M890_QUERY_DEVICE_INFO)
+		return -EINVAL;
+
+	if (!args->size) {
+		args->size = sizeof(info);
+		return 0;
+	}
+
+	m890_fill_info(to_m890(dev), &info);
+	len = min_t(u32, args->size, sizeof(info));
+	if (copy_to_user(ptr, &info, len))
+		return -EFAULT;
+	if (args->size > len && clear_user(ptr + len, args->size - len))
+		return -EFAULT;
+	args->size = len;
+	return 0;
+}
+
+static const struct drm_ioctl_desc m890_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(M890_QUERY, m890_query_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_BO_CREATE, m890_bo_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_BO_INFO, m890_bo_info_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_QUEUE_CREATE, m890_queue_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_QUEUE_DESTROY, m890_queue_destroy_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_SUBMIT, m890_submit_ioctl, 0),
+};
+
+DEFINE_DRM_ACCEL_FOPS(m890_fops);
+
+const struct drm_driver m890_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = m890_open,
+	.postclose = m890_postclose,
+	.gem_create_object = m890_gem_create_object,
+	.gem_prime_import = m890_gem_prime_import,
+	.ioctls = m890_ioctls,
+	.num_ioctls = ARRAY_SIZE(m890_ioctls),
+	.fops = &m890_fops,
+	.name = M890_DRIVER_NAME,
+	.desc = M890_DRIVER_DESC,
+#ifdef M890_HAVE_DRM_DRIVER_DATE
+	.date = "20250101",
+#endif
+	.major = 1,
+	.minor = 0,
+};
+
+static int __init m890_init(void)
+{
+	int ret;
+
+	ret = m890_fabric_init();
+	if (ret)
+		return ret;
+
+	ret = m890_pci_register();
+	if (ret)
+		goto err_fabric;
+	return 0;
+
+err_fabric:
+	m890_fabric_fini();
+	return ret;
+}
+
+static void __exit m890_exit(void)
+{
+	m890_pci_unregister();
+	m890_fabric_fini();
+}
+
+module_init(m890_init);
+module_exit(m890_exit);
+
+MODULE_DESCRIPTION(M890_DRIVER_DESC);
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * M890 accel driver: shared types.
+ *
+ * Lock order (outer first):
+ *   m890_fabric_lock (global) > m890_device.sw_lock
+ *   m890_file.queue_lock (xarray) > m890_queue.lock > m890_device.hwq_lock
+ *   m890_queue.lock > m890_queue.fence_lock
+ *   m890_ctx.lock > m890_device.mmu_lock
+ *   m890_device.hbm_lock is a leaf.
+ * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
+ */
+#ifndef M890_DRV_H
+#define M890_DRV_H
+
+#include <linux/dma-fence.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_mm.h>
+#include <drm/drm_print.h>
+
+#if __has_include("m890_config.h")
+#include "m890_config.h"
+#endif
+
+#include "m890_regs.h"
+#include "drm/m890_accel.h"
+
+#define M890_DRIVER_NAME	"m890"
+#define M890_DRIVER_DESC	"M890 AI accelerator"
+
+/* Device VA layout of every context (reported by DEVICE_INFO). */
+#define M890_VA_START		(4ull << 30)
+#define M890_VA_END		(1ull << (M890_VA_BITS - 1))
+#define M890_VA_SIZE		(M890_VA_END - M890_VA_START)
+
+#define M890_HBM_ALIGN		SZ_64K
+#define M890_RING_ORDER		10
+#define M890_RING_ENTRIES	BIT(M890_RING_ORDER)
+#define M890_MAX_SUBMIT		(M890_RING_ENTRIES - 1)
+#define M890_MAX_CTX		256
+
+#define m890_dbg(mdev, fmt, ...) drm_dbg_driver(&(mdev)->drm, fmt, ##__VA_ARGS__)
+
+struct m890_queue;
+struct m890_file;
+
+/**
+ * struct m890_ctx - a device address space (one per open file).
+ * @mdev: owning device.
+ * @ref: held by the file and by every BO mapped in this context, so the
+ *       page tables outlive the file while BOs (e.g. exported) remain.
+ * @lock: protects @va_mm and the page-table tree.
+ * @asid: hardware context id, 0 once released.
+ * @root: top-level table.
+ * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
+ * @bad: set when one of the context's queues faulted.
+ * @pid: thread-group id of the opener, for fault logs.
+ */
+struct m890_ctx {
+	struct m890_device *mdev;
+	struct kref ref;
+	struct mutex lock;	/* VA allocator and page tables */
+	u32 asid;
+	struct m890_pt *root;
+	struct drm_mm va_mm;
+	bool bad;
+	pid_t pid;
+};
+
+/**
+ * struct m890_pt - one page table (512 entries) and its children.
+ * @cpu: CPU view of the table (coherent DMA memory).
+ * @dma: bus address written into the parent entry.
+ * @child: lower-level tables (NULL for level 0).
+ */
+struct m890_pt {
+	u64 *cpu;
+	dma_addr_t dma;
+	struct m890_pt **child;
+};
+
+/**
+ * struct m890_device - one M890 card.
+ * @drm: DRM device, the devres-managed container.
+ * @pdev: PCI function.
+ * @regs: BAR0 mapping.
+ * @hbm_phys: CPU physical address of BAR2 (HBM aperture).
+ * @hbm_size: bytes of HBM.
+ * @caps: M890_HWCAP_*.
+ * @num_queues: hardware queues.
+ * @fabric_id: card's fabric id or M890_FABRIC_ID_NONE.
+ * @fabric_port: switch port.
+ * @hbm_lock: protects @hbm_mm.
+ * @hbm_mm: HBM allocator (byte offsets into BAR2).
+ * @mmu_lock: protects @ctx_table, @asid_ida and MMU_INVALIDATE.
+ * @ctx_table: context descriptor array (coherent DMA).
+ * @ctx_table_dma: its bus address.
+ * @ctx_count: descriptors in @ctx_table.
+ * @asid_ida: ASID allocator (1..ctx_count-1; 0 is never valid).
+ * @queue_lock: protects @hwq_used.
+ * @hwq_used: bitmap of hardware queues that are owned by a queue.
+ * @hwq_lock: protects @hwq for the IRQ handlers.
+ * @hwq: hardware queue index to queue, for the IRQ handlers.
+ * @files_lock: protects @files (debugfs).
+ * @files: open files.
+ * @sw_lock: serializes the switch management window.
+ * @fabric_link: entry in the global list of fabric-attached cards.
+ * @fabric_work: sends netlink notifications for fabric events.
+ * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
+ * @irq_ctx: per-vector cookie for the queue IRQ handlers.
+ */
+struct m890_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	phys_addr_t hbm_phys;
+	u64 hbm_size;
+	u32 caps;
+	u32 num_queues;
+	u32 fabric_id;
+	u32 fabric_port;
+
+	struct mutex hbm_lock;	/* hbm_mm */
+	struct drm_mm hbm_mm;
+
+	struct mutex mmu_lock;	/* ctx_table, asid_ida, MMU_INVALIDATE */
+	u8 *ctx_table;
+	dma_addr_t ctx_table_dma;
+	u32 ctx_count;
+	struct ida asid_ida;
+
+	struct mutex queue_lock;	/* hwq_used */
+	DECLARE_BITMAP(hwq_used, M890_MAX_QUEUES);
+	spinlock_t hwq_lock;	/* hwq[], taken in IRQ handlers */
+	struct m890_queue *hwq[M890_MAX_QUEUES];
+
+	struct mutex files_lock;	/* files */
+	struct list_head files;
+
+	struct mutex sw_lock;	/* switch window registers */
+	struct list_head fabric_link;
+	struct work_struct fabric_work;
+	u32 evt_sw;
+
+	struct m890_qirq {
+		struct m890_device *mdev;
+		u32 q;
+	} irq_ctx[M890_MAX_QUEUES];
+};
+
+#define to_m890(d) container_of(d, struct m890_device, drm)
+
+/**
+ * struct m890_file - per open file state.
+ * @mdev: device.
+ * @ctx: the file's address space (one reference).
+ * @queues: queue id to queue; ids are allocated cyclically.
+ * @queue_next: cyclic allocation hint for @queues.
+ * @link: entry in m890_device.files.
+ */
+struct m890_file {
+	struct m890_device *mdev;
+	struct m890_ctx *ctx;
+	struct xarray queues;
+	u32 queue_next;
+	struct list_head link;
+};
+
+enum m890_bo_kind {
+	M890_BO_KIND_HOST,
+	M890_BO_KIND_HBM,
+	M890_BO_KIND_PEER,
+};
+
+/**
+ * struct m890_bo - any M890 buffer object.
+ * @shmem: GEM shmem object; only host BOs use its pages, the others use
+ *         only @shmem.base.
+ * @kind: enum m890_bo_kind.
+ * @ctx: context the BO is mapped in (one reference), NULL if unmapped.
+ * @va_node: VA range in @ctx.
+ * @hbm_node: HBM range (HBM BOs).
+ * @peer_buf: exporter's dma-buf (peer windows, one reference).
+ * @peer_offset: HBM offset on the peer (peer windows).
+ * @peer_fabric_id: fabric id of the peer (peer windows).
+ */
+struct m890_bo {
+	struct drm_gem_shmem_object shmem;
+	enum m890_bo_kind kind;
+	struct m890_ctx *ctx;
+	struct drm_mm_node va_node;
+	struct drm_mm_node hbm_node;
+	struct dma_buf *peer_buf;
+	u64 peer_offset;
+	u32 peer_fabric_id;
+};
+
+static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct m890_bo, shmem.base);
+}
+
+/**
+ * struct m890_fence - completion of one submission.
+ * @base: the dma_fence; its lock is @lock so it never outlives the queue's.
+ * @lock: lock of @base.
+ * @link: entry in m890_queue.pending (protected by its fence_lock).
+ * @end_tail: ring tail after this submission's FENCE packet.
+ */
+struct m890_fence {
+	struct dma_fence base;
+	spinlock_t lock;	/* dma_fence state of base */
+	struct list_head link;
+	u32 end_tail;
+};
+
+/**
+ * struct m890_queue - a hardware queue owned by a file.
+ * @mdev: device.
+ * @ref: held by the file's xarray and by each ioctl using the queue.
+ * @lock: serializes submissions and destruction; protects @tail, @seqno.
+ * @hwq: hardware queue index.
+ * @id: id in the file.
+ * @ctx: address space (one reference).
+ * @ring: ring slots (coherent DMA), followed by the fence word.
+ * @ring_dma: bus address of @ring.
+ * @fence_cpu: the fence word written by the device.
+ * @tail: free-running slot counter (next doorbell value).
+ * @seqno: last submitted sequence number.
+ * @fence_ctx: dma_fence context.
+ * @fence_lock: protects @pending, @done_tail and @dead.
+ * @pending: unsignalled m890_fence, oldest first.
+ * @done_tail: ring tail behind the last completed fence.
+ * @dead: error code once the queue stopped (0 while running).
+ * @space_wq: woken when ring space frees up or the queue dies.
+ * @syncobj: timeline syncobj (one reference).
+ * @torn: set under @lock once the hardware queue was given back.
+ * @watch_seqno: oldest pending seqno seen by the last timeout check.
+ * @timeout_work: job timeout check.
+ */
+struct m890_queue {
+	struct m890_device *mdev;
+	struct kref ref;
+	struct mutex lock;	/* submission vs. teardown, tail, seqno */
+	u32 hwq;
+	u32 id;
+	struct m890_ctx *ctx;
+	union m890_packet *ring;
+	dma_addr_t ring_dma;
+	__le64 *fence_cpu;
+	u32 tail;
+	u64 seqno;
+	u64 fence_ctx;
+	spinlock_t fence_lock;	/* pending, done_tail, dead (IRQ) */
+	struct list_head pending;
+	u32 done_tail;
+	int dead;
+	wait_queue_head_t space_wq;
+	struct drm_syncobj *syncobj;
+	bool torn;
+	u64 watch_seqno;
+	struct delayed_work timeout_work;
+};
+
+static inline u32 m890_rd(struct m890_device *mdev, u32 reg)
+{
+	return readl(mdev->regs + reg);
+}
+
+static inline void m890_wr(struct m890_device *mdev, u32 reg, u32 val)
+{
+	writel(val, mdev->regs + reg);
+}
+
+static inline u64 m890_rd64(struct m890_device *mdev, u32 reg)
+{
+	u64 lo = readl(mdev->regs + reg);
+
+	return lo | ((u64)readl(mdev->regs + reg + 4) << 32);
+}
+
+static inline void m890_wr64(struct m890_device *mdev, u32 reg, u64 val)
+{
+	writel(lower_32_bits(val), mdev->regs + reg);
+	writel(upper_32_bits(val), mdev->regs + reg + 4);
+}
+
+/* m890_drv.c */
+extern const struct drm_driver m890_drm_driver;
+
+/* m890_pci.c */
+int m890_pci_register(void);
+void m890_pci_unregister(void);
+
+/* m890_gem.c */
+struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t size);
+int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
+void m890_bo_unmap(struct m890_bo *bo);
+void m890_hbm_init(struct m890_device *mdev);
+void m890_hbm_fini(struct m890_device *mdev);
+extern const struct drm_gem_object_funcs m890_peer_funcs;
+
+/* m890_mmu.c */
+int m890_mmu_hw_init(struct m890_device *mdev);
+void m890_mmu_hw_fini(struct m890_device *mdev);
+struct m890_ctx *m890_ctx_create(struct m890_device *mdev);
+void m890_ctx_release(struct m890_ctx *ctx);
+void m890_ctx_put(struct m890_ctx **ctx);
+int m890_ctx_va_alloc(struct m890_ctx *ctx, struct drm_mm_node *node, u64 size);
+void m890_ctx_va_free(struct m890_ctx *ctx, struct drm_mm_node *node);
+int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags);
+void m890_mmu_unmap(struct m890_ctx *ctx, u64 va, u64 size);
+void m890_mmu_invalidate(struct m890_ctx *ctx);
+
+/* m890_queue.c */
+int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+void m890_file_queues_fini(struct m890_file *mfile);
+void m890_queue_hw_error(struct m890_device *mdev, u32 q);
+void m890_queues_unplug(struct m890_device *mdev);
+
+/* m890_fence.c */
+struct m890_fence *m890_fence_alloc(void);
+void m890_fence_init(struct m890_queue *q, struct m890_fence *f, u64 seqno);
+void m890_fence_process(struct m890_queue *q);
+void m890_fence_fail_all(struct m890_queue *q, int err);
+irqreturn_t m890_queue_irq(int irq, void *arg);
+
+/* m890_p2p.c */
+struct dma_buf *m890_hbm_export(struct drm_gem_object *obj, int flags);
+struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags);
+struct drm_gem_object *m890_gem_prime_import(struct drm_device *dev, struct dma_buf *buf);
+
+/* m890_fabric.c */
+int m890_fabric_init(void);
+void m890_fabric_fini(void);
+void m890_fabric_add(struct m890_device *mdev);
+void m890_fabric_remove(struct m890_device *mdev);
+void m890_fabric_event(struct m890_device *mdev);
+void m890_fabric_work(struct work_struct *work);
+
+/* m890_debugfs.c */
+void m890_debugfs_init(struct m890_device *mdev);
+
+#endif /* M890_DRV_H */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: submission fences
+ *
+ * Each DRM_M890_SUBMIT ends with a kernel FENCE packet whose value is the
+ * submission's sequence number; the card stores it to the queue's fence
+ * word and raises the queue's MSI-X vector.  The handler signals, in
+ * order, every pending &struct m890_fence whose seqno the fence word has
+ * reached.  A queue that stops on an error, is destroyed, times out or
+ * whose card goes away signals all its pending fences with an error.
+ *
+ * Each fence has its own spinlock, so a fence held by a syncobj or a
+ * sync_file never points at a freed queue.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+
+#include "m890_drv.h"
+
+static const char *m890_fence_driver_name(struct dma_fence *fence)
+{
+	return M890_DRIVER_NAME;
+}
+
+static const char *m890_fence_timeline_name(struct dma_fence *fence)
+{
+	return "m890-queue";
+}
+
+static const struct dma_fence_ops m890_fence_ops = {
+	.get_driver_name = m890_fence_driver_name,
+	.get_timeline_name = m890_fence_timeline_name,
+};
+
+/**
+ * m890_fence_alloc() - allocate a fence to be initialised later.
+ *
+ * Return: the fence (free with kfree() until m890_fence_init()) or NULL.
+ */
+struct m890_fence *m890_fence_alloc(void)
+{
+	struct m890_fence *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (f) {
+		spin_lock_init(&f->lock);
+		INIT_LIST_HEAD(&f->link);
+	}
+	return f;
+}
+
+/**
+ * m890_fence_init() - initialise a fence on @q's timeline.
+ * @q: queue.
+ * @f: from m890_fence_alloc(); from now on released with dma_fence_put().
+ * @seqno: sequence number, increasing per queue.
+ */
+void m890_fence_init(struct m890_queue *q, struct m890_fence *f, u64 seqno)
+{
+	dma_fence_init(&f->base, &m890_fence_ops, &f->lock, q->fence_ctx, seqno);
+}
+
+/**
+ * m890_fence_process() - signal the fences the card has completed.
+ * @q: queue.
+ *
+ * Context: any, including hard IRQ.
+ */
+void m890_fence_process(struct m890_queue *q)
+{
+	u64 done = le64_to_cpu(READ_ONCE(*q->fence_cpu));
+	struct m890_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		if (f->base.seqno > done)
+			break;
+		list_del_init(&f->link);
+		q->done_tail = f->end_tail;
+		dma_fence_signal(&f->base);
+		/* Drop the pending list's reference. */
+		dma_fence_put(&f->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	wake_up_all(&q->space_wq);
+}
+
+/**
+ * m890_fence_fail_all() - stop @q and signal its pending fences with @err.
+ * @q: queue.
+ * @err: negative errno stored in the fences and in @q->dead.
+ *
+ * Context: any, including hard IRQ.
+ */
+void m890_fence_fail_all(struct m890_queue *q, int err)
+{
+	struct m890_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	if (!q->dead)
+		q->dead = err;
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		list_del_init(&f->link);
+		dma_fence_set_error(&f->base, err);
+		dma_fence_signal(&f->base);
+		dma_fence_put(&f->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	wake_up_all(&q->space_wq);
+}
+
+/**
+ * m890_queue_irq() - MSI-X handler of one hardware queue's FENCE interrupts.
+ * @irq: vector.
+ * @arg: &struct m890_qirq.
+ *
+ * Return: IRQ_HANDLED.
+ */
+irqreturn_t m890_queue_irq(int irq, void *arg)
+{
+	struct m890_qirq *qi = arg;
+	struct m890_device *mdev = qi->mdev;
+	struct m890_queue *q;
+
+	spin_lock(&mdev->hwq_lock);
+	q = mdev->hwq[qi->q];
+	if (q)
+		m890_fence_process(q);
+	spin_unlock(&mdev->hwq_lock);
+	return IRQ_HANDLED;
+}

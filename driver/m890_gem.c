@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: buffer objects
+ *
+ * Three kinds of GEM object share &struct m890_bo:
+ *
+ * - host BOs: pages from the GEM shmem helper, DMA-mapped for the card and
+ *   mapped with TARGET_HOST PTEs;
+ * - HBM BOs: a range of on-card memory from a &drm_mm over BAR2, cleared
+ *   before use, mapped with TARGET_HBM PTEs and mmap()ed through BAR2 with
+ *   write-combining pfn mappings;
+ * - peer windows (m890_p2p.c): another card's HBM BO reached through the
+ *   fabric with PEER PTEs; they cannot be mmap()ed.
+ *
+ * A BO is fully built and mapped into the creating file's address space
+ * before its handle is created, and unmapped (with an MMU invalidation)
+ * when its last reference goes.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_vma_manager.h>
+
+#include "m890_drv.h"
+
+#define M890_HBM_CLEAR_CHUNK	SZ_16M
+
+/**
+ * m890_bo_unmap() - undo m890_bo_map(); nothing happens if not mapped.
+ * @bo: BO.
+ */
+void m890_bo_unmap(struct m890_bo *bo)
+{
+	if (!bo->ctx)
+		return;
+	m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
+	m890_ctx_va_free(bo->ctx, &bo->va_node);
+	m890_ctx_put(&bo->ctx);
+}
+
+/**
+ * m890_bo_map() - give a BO a VA range in @ctx and fill its PTEs.
+ * @bo: BO with its backing store allocated, not yet mapped.
+ * @ctx: context; the BO takes a reference on it.
+ *
+ * Return: 0 or a negative errno; on error nothing stays mapped.
+ */
+int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
+{
+	struct drm_gem_object *obj = &bo->shmem.base;
+	u64 va, off = 0, flags = M890_PTE_WRITE;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i;
+	int ret;
+
+	if (bo->ctx)
+		return -EBUSY;
+	ret = m890_ctx_va_alloc(ctx, &bo->va_node, obj->size);
+	if (ret)
+		return ret;
+	va = bo->va_node.start;
+
+	switch (bo->kind) {
+	case M890_BO_KIND_HOST:
+		sgt = drm_gem_shmem_get_pages_sgt(&bo->shmem);
+		if (IS_ERR(sgt)) {
+			ret = PTR_ERR(sgt);
+			break;
+		}
+		flags |= (u64)M890_PTE_TARGET_HOST << M890_PTE_TARGET_SHIFT;
+		for_each_sgtable_dma_sg(sgt, sg, i) {
+			ret = m890_mmu_map(ctx, va + off, sg_dma_address(sg),
+					   sg_dma_len(sg), flags);
+			if (ret)
+				break;
+			off += sg_dma_len(sg);
+		}
+		break;
+	case M890_BO_KIND_HBM:
+		flags |= (u64)M890_PTE_TARGET_HBM << M890_PTE_TARGET_SHIFT;
+		ret = m890_mmu_map(ctx, va, bo->hbm_node.start, obj->size, flags);
+		break;
+	case M890_BO_KIND_PEER:
+		flags |= (u64)M890_PTE_TARGET_PEER << M890_PTE_TARGET_SHIFT;
+		flags |= ((u64)bo->peer_fabric_id << M890_PTE_PEER_SHIFT) & M890_PTE_PEER_MASK;
+		ret = m890_mmu_map(ctx, va, bo->peer_offset, obj->size, flags);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+
+	if (ret) {
+		m890_mmu_unmap(ctx, va, obj->size);
+		m890_ctx_va_free(ctx, &bo->va_node);
+		return ret;
+	}
+	kref_get(&ctx->ref);
+	bo->ctx = ctx;
+	return 0;
+}
+
+/* Host BOs: the shmem helper's functions, plus the unmap on free. */
+static void m890_host_free(struct drm_gem_object *obj)
+{
+	struct m890_bo *bo = to_m890_bo(obj);
+
+	m890_bo_unmap(bo);
+	drm_gem_shmem_free(&bo->shmem);
+}
+
+static const struct drm_gem_object_funcs m890_host_funcs = {
+	.free = m890_host_free,
+	.export = m890_host_export,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+/**
+ * m890_gem_create_object() - &drm_driver.gem_create_object for shmem BOs.
+ * @dev: DRM device.
+ * @size: object size.
+ *
+ * Return: the embedded GEM object or ERR_PTR(-ENOMEM).
+ */
+struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t size)
+{
+	struct m890_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->kind = M890_BO_KIND_HOST;
+	bo->shmem.base.funcs = &m890_host_funcs;
+	return &bo->shmem.base;
+}
+
+/* HBM BOs */
+
+void m890_hbm_init(struct m890_device *mdev)
+{
+	drm_mm_init(&mdev->hbm_mm, 0, mdev->hbm_size);
+}
+
+void m890_hbm_fini(struct m890_device *mdev)
+{
+	drm_mm_takedown(&mdev->hbm_mm);
+}
+
+static void m890_hbm_free(struct drm_gem_object *obj)
+{
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_device *mdev = to_m890(obj->dev);
+
+	m890_bo_unmap(bo);
+	mutex_lock(&mdev->hbm_lock);
+	if (drm_mm_node_allocated(&bo->hbm_node))
+		drm_mm_remove_node(&bo->hbm_node);
+	mutex_unlock(&mdev->hbm_lock);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_device *mdev = to_m890(obj->dev);
+	unsigned long pfn;
+	int idx, ret;
+
+	/* A private writable mapping of device memory cannot be COW'ed. */
+	if (!(vma->vm_flags & VM_SHARED)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EINVAL;
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	if (vma->vm_end - vma->vm_start > obj->size)
+		return -EINVAL;
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
+
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start);
+	ret = io_remap_pfn_range(vma, vma->vm_start, pfn, vma->vm_end - vma->vm_start,
+				 vma->vm_page_prot);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct m890_hbm_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs m890_hbm_funcs = {
+	.free = m890_hbm_free,
+	.export = m890_hbm_export,
+	.mmap = m890_hbm_mmap,
+	.vm_ops = &m890_hbm_vm_ops,
+};
+
+/* Zero a fresh HBM range so no data leaks between clients. */
+static int m890_hbm_clear(struct m890_device *mdev, u64 start, u64 size)
+{
+	void __iomem *p;
+	u64 off, len;
+	int idx;
+
+	if (!drm_dev_enter(&mdev->drm, &idx))
+		return -ENODEV;
+	for (off = 0; off < size; off += len) {
+		len = min_t(u64, size - off, M890_HBM_CLEAR_CHUNK);
+		p = ioremap_wc(mdev->hbm_phys + start + off, len);
+		if (!p) {
+			drm_dev_exit(idx);
+			return -ENOMEM;
+		}
+		memset_io(p, 0, len);
+		iounmap(p);
+		cond_resched();
+	}
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static struct m890_bo *m890_hbm_create(struct m890_device *mdev, u64 size)
+{
+	struct drm_gem_object *obj;
+	struct m890_bo *bo;
+	u64 align = size >= SZ_2M ? SZ_2M : M890_HBM_ALIGN;
+	int ret;
+
+	if (size > mdev->hbm_size)
+		return ERR_PTR(-ENOSPC);
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->kind = M890_BO_KIND_HBM;
+	obj = &bo->shmem.base;
+	obj->funcs = &m890_hbm_funcs;
+	drm_gem_private_object_init(&mdev->drm, obj, size);
+
+	mutex_lock(&mdev->hbm_lock);
+	ret = drm_mm_insert_node_generic(&mdev->hbm_mm, &bo->hbm_node, size, align, 0,
+					 DRM_MM_INSERT_BEST);
+	if (ret == -ENOSPC && align > M890_HBM_ALIGN)
+		ret = drm_mm_insert_node_generic(&mdev->hbm_mm, &bo->hbm_node, size,
+						 M890_HBM_ALIGN, 0, DRM_MM_INSERT_BEST);
+	mutex_unlock(&mdev->hbm_lock);
+	if (ret)
+		goto err_put;
+
+	ret = m890_hbm_clear(mdev, bo->hbm_node.start, size);
+	if (ret)
+		goto err_put;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (ret)
+		goto err_put;
+	return bo;
+
+err_put:
+	drm_gem_object_put(obj);
+	return ERR_PTR(ret);
+}
+
+/**
+ * m890_bo_create_ioctl() - DRM_IOCTL_M890_BO_CREATE.
+ * @dev: DRM device.
+ * @data: struct drm_m890_bo_create.
+ * @file: caller.
+ *
+ * Return: 0 or a negative errno (see the uAPI header).
+ */
+int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct m890_device *mdev = to_m890(dev);
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_m890_bo_create *args = data;
+	struct drm_gem_shmem_object *shmem;
+	struct drm_gem_object *obj;
+	struct m890_bo *bo;
+	u64 size;
+	u32 handle;
+	int ret;
+
+	if (args->flags != DRM_M890_BO_HBM && args->flags != DRM_M890_BO_HOST)
+		return -EINVAL;
+	if (!args->size)
+		return -EINVAL;
+	if (args->size > M890_VA_SIZE)
+		return -E2BIG;
+
+	if (args->flags == DRM_M890_BO_HBM) {
+		size = ALIGN(args->size, M890_HBM_ALIGN);
+		bo = m890_hbm_create(mdev, size);
+		if (IS_ERR(bo))
+			return PTR_ERR(bo);
+	} else {
+		size = PAGE_ALIGN(args->size);
+		if (size >> PAGE_SHIFT > totalram_pages())
+			return -ENOMEM;
+		shmem = drm_gem_shmem_create(dev, size);
+		if (IS_ERR(shmem))
+			return PTR_ERR(shmem);
+		bo = to_m890_bo(&shmem->base);
+	}
+	obj = &bo->shmem.base;
+
+	ret = m890_bo_map(bo, mfile->ctx);
+	if (ret)
+		goto out_put;
+
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (ret)
+		goto out_put;
+
+	args->handle = handle;
+	args->va = bo->va_node.start;
+	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+out_put:
+	/* The handle, if any, holds the object from here on. */
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/**
+ * m890_bo_info_ioctl() - DRM_IOCTL_M890_BO_INFO.
+ * @dev: DRM device.
+ * @data: struct drm_m890_bo_info.
+ * @file: caller.
+ *
+ * Return: 0, -EINVAL non-zero pad, -ENOENT unknown handle.
+ */
+int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_m890_bo_info *args = data;
+	struct drm_gem_object *obj;
+	struct m890_bo *bo;
+
+	if (args->pad)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_m890_bo(obj);
+
+	args->size = obj->size;
+	args->va = bo->ctx == mfile->ctx ? bo->va_node.start : 0;
+	args->mmap_offset = 0;
+	args->peer_fabric_id = to_m890(dev)->fabric_id;
+	switch (bo->kind) {
+	case M890_BO_KIND_HOST:
+		args->flags = DRM_M890_BO_HOST;
+		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+		break;
+	case M890_BO_KIND_HBM:
+		args->flags = DRM_M890_BO_HBM;
+		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+		break;
+	case M890_BO_KIND_PEER:
+		args->flags = DRM_M890_BO_HBM | DRM_M890_BO_PEER;
+		args->peer_fabric_id = bo->peer_fabric_id;
+		break;
+	}
+	drm_gem_object_put(obj);
+	return 0;
+}

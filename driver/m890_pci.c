@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: PCI probe and removal
+ *
+ * Probe maps BAR0, records BAR2 (HBM) for mmap, resets the card, sets up
+ * the device MMU context table, requests one MSI-X vector for events
+ * (vector 0) and one per hardware queue (1 + q), and registers the DRM
+ * accel device.  Removal calls drm_dev_unplug() first: from then on every
+ * path that touches the hardware fails its drm_dev_enter() and skips the
+ * MMIO, so clients that keep the device open are safe; their pending
+ * fences are signalled with -ENODEV.
+ */
+
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include "m890_drv.h"
+
+#define M890_READY_TIMEOUT_US	100000
+
+static int m890_hw_reset(struct m890_device *mdev)
+{
+	u32 status;
+	int ret;
+
+	m890_wr(mdev, M890_REG_CONTROL, M890_CONTROL_RESET);
+	ret = read_poll_timeout(m890_rd, status,
+				status & (M890_STATUS_READY | M890_STATUS_FATAL),
+				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
+	if (ret)
+		return ret;
+	return status & M890_STATUS_FATAL ? -EIO : 0;
+}
+
+static irqreturn_t m890_event_irq(int irq, void *arg)
+{
+	struct m890_device *mdev = arg;
+	u32 evt, q;
+	u64 qerr;
+
+	evt = m890_rd(mdev, M890_REG_EVT_STATUS);
+	if (!evt)
+		return IRQ_NONE;
+	m890_wr(mdev, M890_REG_EVT_STATUS, evt);
+
+	if (evt & (M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT)) {
+		qerr = m890_rd64(mdev, M890_REG_QERR_STATUS);
+		m890_wr64(mdev, M890_REG_QERR_STATUS, qerr);
+		for (q = 0; q < mdev->num_queues; q++)
+			if (qerr & BIT_ULL(q))
+				m890_queue_hw_error(mdev, q);
+	}
+	if (evt & M890_EVT_FABRIC)
+		m890_fabric_event(mdev);
+	return IRQ_HANDLED;
+}
+
+static void m890_irq_fini(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	u32 q;
+
+	for (q = 0; q < mdev->num_queues; q++)
+		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q), &mdev->irq_ctx[q]);
+	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
+	pci_free_irq_vectors(pdev);
+}
+
+static int m890_irq_init(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	int nvec = M890_MSIX_VEC_QUEUE0 + mdev->num_queues;
+	u32 q;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, nvec, nvec, PCI_IRQ_MSIX);
+	if (ret < 0)
+		return ret;
+
+	ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq, 0,
+			  M890_DRIVER_NAME, mdev);
+	if (ret)
+		goto err_vectors;
+
+	for (q = 0; q < mdev->num_queues; q++) {
+		mdev->irq_ctx[q].mdev = mdev;
+		mdev->irq_ctx[q].q = q;
+		ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q),
+				  m890_queue_irq, 0, M890_DRIVER_NAME, &mdev->irq_ctx[q]);
+		if (ret)
+			goto err_queues;
+	}
+	return 0;
+
+err_queues:
+	while (q--)
+		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q), &mdev->irq_ctx[q]);
+	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+	return ret;
+}
+
+static int m890_read_config(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	u32 fabric;
+
+	if (m890_rd(mdev, M890_REG_ID) != M890_ID_MAGIC) {
+		dev_err(&pdev->dev, "bad ID register\n");
+		return -ENODEV;
+	}
+	if ((m890_rd(mdev, M890_REG_VERSION) >> 16) != (M890_SPEC_VERSION >> 16)) {
+		dev_err(&pdev->dev, "unsupported spec version\n");
+		return -ENODEV;
+	}
+	mdev->caps = m890_rd(mdev, M890_REG_CAPS);
+	mdev->num_queues = m890_rd(mdev, M890_REG_NUM_QUEUES);
+	if (!mdev->num_queues || mdev->num_queues > M890_MAX_QUEUES) {
+		dev_err(&pdev->dev, "bad queue count %u\n", mdev->num_queues);
+		return -ENODEV;
+	}
+	mdev->hbm_size = m890_rd64(mdev, M890_REG_HBM_SIZE);
+	if (mdev->hbm_size > pci_resource_len(pdev, M890_BAR_HBM))
+		mdev->hbm_size = pci_resource_len(pdev, M890_BAR_HBM);
+	mdev->hbm_phys = pci_resource_start(pdev, M890_BAR_HBM);
+
+	fabric = m890_rd(mdev, M890_REG_FABRIC);
+	mdev->fabric_id = fabric & M890_FABRIC_ID_MASK;
+	mdev->fabric_port = (fabric & M890_FABRIC_PORT_MASK) >> M890_FABRIC_PORT_SHIFT;
+	if (!(mdev->caps & M890_HWCAP_FABRIC) || mdev->fabric_id >= M890_SW_PORTS)
+		mdev->fabric_id = M890_FABRIC_ID_NONE;
+	return 0;
+}
+
+static void m890_drm_release(struct drm_device *dev, void *res)
+{
+	struct m890_device *mdev = to_m890(dev);
+
+	m890_hbm_fini(mdev);
+	ida_destroy(&mdev->asid_ida);
+}
+
+static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct m890_device *mdev;
+	int ret;
+
+	mdev = devm_drm_dev_alloc(&pdev->dev, &m890_drm_driver, struct m890_device, drm);
+	if (IS_ERR(mdev))
+		return PTR_ERR(mdev);
+	mdev->pdev = pdev;
+	pci_set_drvdata(pdev, mdev);
+
+	mutex_init(&mdev->hbm_lock);
+	mutex_init(&mdev->mmu_lock);
+	mutex_init(&mdev->queue_lock);
+	mutex_init(&mdev->files_lock);
+	mutex_init(&mdev->sw_lock);
+	spin_lock_init(&mdev->hwq_lock);
+	INIT_LIST_HEAD(&mdev->files);
+	INIT_LIST_HEAD(&mdev->fabric_link);
+	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
+	ida_init(&mdev->asid_ida);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
+	if (ret)
+		return ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(M890_BAR_REGS), M890_DRIVER_NAME);
+	if (ret)
+		return ret;
+	mdev->regs = pcim_iomap_table(pdev)[M890_BAR_REGS];
+	if (pci_resource_len(pdev, M890_BAR_REGS) < M890_REGS_SIZE)
+		return -ENODEV;
+
+	ret = m890_read_config(mdev);
+	if (ret)
+		return ret;
+	ret = m890_hw_reset(mdev);
+	if (ret) {
+		dev_err(&pdev->dev, "reset failed: %d\n", ret);
+		return ret;
+	}
+
+	m890_hbm_init(mdev);
+	ret = drmm_add_action(&mdev->drm, m890_drm_release, NULL);
+	if (ret) {
+		m890_drm_release(&mdev->drm, NULL);
+		return ret;
+	}
+
+	ret = m890_mmu_hw_init(mdev);
+	if (ret)
+		return ret;
+
+	ret = m890_irq_init(mdev);
+	if (ret)
+		goto err_mmu;
+
+	m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
+	m890_wr(mdev, M890_REG_EVT_MASK, 0);
+
+	m890_debugfs_init(mdev);
+
+	ret = drm_dev_register(&mdev->drm, 0);
+	if (ret)
+		goto err_irq;
+
+	m890_fabric_add(mdev);
+	drm_info(&mdev->drm, "%u queues, %llu MiB HBM, fabric id %u\n",
+		 mdev->num_queues, mdev->hbm_size >> 20, mdev->fabric_id);
+	return 0;
+
+err_irq:
+	m890_wr(mdev, M890_REG_EVT_MASK, ~0u);
+	m890_irq_fini(mdev);
+	cancel_work_sync(&mdev->fabric_work);
+err_mmu:
+	m890_mmu_hw_fini(mdev);
+	return ret;
+}
+
+static void m890_remove(struct pci_dev *pdev)
+{
+	struct m890_device *mdev = pci_get_drvdata(pdev);
+
+	m890_fabric_remove(mdev);
+	drm_dev_unplug(&mdev->drm);
+
+	/*
+	 * No ioctl, netlink request or file close reaches the hardware from
+	 * here on: stop the card, then fail the work it will never finish.
+	 */
+	m890_wr(mdev, M890_REG_EVT_MASK, ~0u);
+	m890_mmu_hw_fini(mdev);
+	m890_hw_reset(mdev);
+	m890_irq_fini(mdev);
+	cancel_work_sync(&mdev->fabric_work);
+	m890_queues_unplug(mdev);
+}
+
+static const struct pci_device_id m890_pci_ids[] = {
+	{ PCI_DEVICE(M890_PCI_VENDOR_ID, M890_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, m890_pci_ids);
+
+static struct pci_driver m890_pci_driver = {
+	.name = M890_DRIVER_NAME,
+	.id_table = m890_pci_ids,
+	.probe = m890_probe,
+	.remove = m890_remove,
+};
+
+int m890_pci_register(void)
+{
+	return pci_register_driver(&m890_pci_driver);
+}
+
+void m890_pci_unregister(void)
+{
+	pci_unregister_driver(&m890_pci_driver);
+}

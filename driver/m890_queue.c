@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: queues and submission
+ *
+ * A queue owns one hardware queue of the card for its whole life: a ring
+ * of M890_RING_ENTRIES 64-byte slots in coherent DMA memory, followed by
+ * the 8-byte fence word the card writes.  DRM_M890_SUBMIT copies the
+ * user's packets into a kernel buffer first (so they cannot change after
+ * the checks), rejects kernel-only and reserved opcodes, header flags and
+ * non-zero reserved fields, copies them into the ring, appends a FENCE
+ * packet carrying the new sequence number and writes the new tail to the
+ * queue's doorbell.  The submission's fence is added to the queue's
+ * timeline syncobj at point = seqno.
+ *
+ * Ring space is tracked from completed fences: when fence N signals, the
+ * card has consumed every slot up to the end of submission N.  A full ring
+ * makes the submitter wait (interruptible, bounded by M890_RING_TIMEOUT).
+ * A queue whose oldest fence makes no progress for M890_JOB_TIMEOUT is
+ * reset and its fences fail with -ETIMEDOUT (e.g. a WAIT that never ends).
+ *
+ * Queue ids are per file, allocated cyclically, and a queue is inserted in
+ * the file's xarray only once it is fully built.
+ */
+
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_syncobj.h>
+
+#include "m890_drv.h"
+
+#define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
+#define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
+#define M890_RING_TIMEOUT	(10 * HZ)
+#define M890_JOB_TIMEOUT	(10 * HZ)
+#define M890_STOP_TIMEOUT_US	10000
+
+/*
+ * Reserved 32-bit words of each user opcode (bit i = dword i must be 0).
+ * REDUCE and MX also reserve bits 31:16 of dword 1.
+ */
+static const u16 m890_rsvd_dwords[M890_PKT_MX_DEQUANT + 1] = {
+	[M890_PKT_NOP] = 0xfffe,
+	[M890_PKT_COPY] = 0xff02,
+	[M890_PKT_COPY_2D] = 0xf800,
+	[M890_PKT_FILL] = 0xffc0,
+	[M890_PKT_SIGNAL] = 0xffc0,
+	[M890_PKT_WAIT] = 0xffc0,
+	[M890_PKT_TIMESTAMP] = 0xfff2,
+	[M890_PKT_GATHER] = 0xfe00,
+	[M890_PKT_SCATTER] = 0xfe00,
+	[M890_PKT_REDUCE] = 0xf000,
+	[M890_PKT_MX_QUANT] = 0xfc00,
+	[M890_PKT_MX_DEQUANT] = 0xfc00,
+};
+
+static bool m890_packet_valid(const union m890_packet *pkt)
+{
+	u32 hdr = le32_to_cpu((__force __le32)pkt->hdr);
+	u32 op = M890_PKT_OPCODE(hdr);
+	u16 mask;
+	int i;
+
+	if (hdr & (M890_PKT_HDR_RSVD | 0xff00u))
+		return false;
+	if (op > M890_PKT_MX_DEQUANT)
+		return false;
+	mask = m890_rsvd_dwords[op];
+	for (i = 1; i < 16; i++)
+		if ((mask & BIT(i)) && pkt->dw[i])
+			return false;
+	if ((op == M890_PKT_REDUCE || op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) &&
+	    (le32_to_cpu((__force __le32)pkt->dw[1]) & 0xffff0000u))
+		return false;
+	return true;
+}
+
+static u32 m890_qreg(struct m890_queue *q, u32 reg)
+{
+	return M890_REG_Q(q->hwq) + reg;
+}
+
+static void m890_queue_hw_start(struct m890_queue *q)
+{
+	struct m890_device *mdev = q->mdev;
+
+	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
+	m890_wr64(mdev, m890_qreg(q, M890_Q_RING_BASE), q->ring_dma);
+	m890_wr(mdev, m890_qreg(q, M890_Q_RING_ORDER), M890_RING_ORDER);
+	m890_wr(mdev, m890_qreg(q, M890_Q_ASID), q->ctx->asid);
+	m890_wr64(mdev, m890_qreg(q, M890_Q_FENCE_ADDR), q->ring_dma + M890_RING_BYTES);
+	m890_wr(mdev, m890_qreg(q, M890_Q_MSIX_VECTOR), M890_MSIX_VEC_QUEUE0 + q->hwq);
+	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_ENABLE);
+}
+
+/* Reset and disable the hardware queue; the ring may be freed after. */
+static void m890_queue_hw_stop(struct m890_queue *q)
+{
+	struct m890_device *mdev = q->mdev;
+	u32 status;
+	int idx;
+
+	if (!drm_dev_enter(&mdev->drm, &idx))
+		return;
+	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
+	if (read_poll_timeout(m890_rd, status, !(status & M890_Q_STATUS_ENABLED), 10,
+			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_STATUS)))
+		drm_err_ratelimited(&mdev->drm, "hw queue %u did not stop\n", q->hwq);
+	drm_dev_exit(idx);
+}
+
+static void m890_queue_free(struct kref *ref)
+{
+	struct m890_queue *q = container_of(ref, struct m890_queue, ref);
+
+	dma_free_coherent(q->mdev->drm.dev, M890_RING_ALLOC, q->ring, q->ring_dma);
+	drm_syncobj_put(q->syncobj);
+	m890_ctx_put(&q->ctx);
+	mutex_destroy(&q->lock);
+	kfree(q);
+}
+
+static void m890_queue_put(struct m890_queue **q)
+{
+	kref_put(&(*q)->ref, m890_queue_free);
+	*q = NULL;
+}
+
+static struct m890_queue *m890_queue_lookup(struct m890_file *mfile, u32 id)
+{
+	struct m890_queue *q;
+
+	xa_lock(&mfile->queues);
+	q = xa_load(&mfile->queues, id);
+	if (q)
+		kref_get(&q->ref);
+	xa_unlock(&mfile->queues);
+	return q;
+}
+
+/* Give the hardware queue back; pending fences fail with -ECANCELED. */
+static void m890_queue_teardown(struct m890_queue *q)
+{
+	struct m890_device *mdev = q->mdev;
+	unsigned long flags;
+
+	/* Let a submitter waiting for ring space give up the lock. */
+	spin_lock_irqsave(&q->fence_lock, flags);
+	if (!q->dead)
+		q->dead = -ECANCELED;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	wake_up_all(&q->space_wq);
+
+	mutex_lock(&q->lock);
+	q->torn = true;
+	m890_queue_hw_stop(q);
+	spin_lock_irqsave(&mdev->hwq_lock, flags);
+	mdev->hwq[q->hwq] = NULL;
+	spin_unlock_irqrestore(&mdev->hwq_lock, flags);
+	m890_fence_process(q);
+	m890_fence_fail_all(q, -ECANCELED);
+	mutex_unlock(&q->lock);
+
+	cancel_delayed_work_sync(&q->timeout_work);
+
+	mutex_lock(&mdev->queue_lock);
+	clear_bit(q->hwq, mdev->hwq_used);
+	mutex_unlock(&mdev->queue_lock);
+}
+
+static void m890_queue_timeout(struct work_struct *work)
+{
+	struct m890_queue *q = container_of(to_delayed_work(work), struct m890_queue,
+					    timeout_work);
+	struct m890_fence *first;
+	unsigned long flags;
+	u64 seqno = 0;
+
+	m890_fence_process(q);
+	spin_lock_irqsave(&q->fence_lock, flags);
+	first = list_first_entry_or_null(&q->pending, struct m890_fence, link);
+	if (first)
+		seqno = first->base.seqno;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	if (!seqno) {
+		q->watch_seqno = 0;
+		return;
+	}
+	if (seqno != q->watch_seqno) {
+		q->watch_seqno = seqno;
+		schedule_delayed_work(&q->timeout_work, M890_JOB_TIMEOUT);
+		return;
+	}
+
+	mutex_lock(&q->lock);
+	if (!q->torn) {
+		drm_err_ratelimited(&q->mdev->drm, "queue %u (pid %d): seqno %llu timed out\n",
+				    q->hwq, q->ctx->pid, seqno);
+		m890_queue_hw_stop(q);
+		m890_fence_process(q);
+		m890_fence_fail_all(q, -ETIMEDOUT);
+	}
+	mutex_unlock(&q->lock);
+}
+
+/**
+ * m890_queue_hw_error() - handle a stopped hardware queue.
+ * @mdev: device.
+ * @hwq: hardware queue index from QERR_STATUS.
+ *
+ * Completed fences signal normally, the rest with -EFAULT (MMU fault) or
+ * -EIO; the queue is dead and its context marked bad.
+ * Context: hard IRQ.
+ */
+void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
+{
+	struct m890_queue *q;
+	u32 status, code, info;
+	u64 addr;
+	int err;
+
+	spin_lock(&mdev->hwq_lock);
+	q = mdev->hwq[hwq];
+	if (!q) {
+		spin_unlock(&mdev->hwq_lock);
+		return;
+	}
+	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
+	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
+	err = code == M890_QERR_MMU_FAULT ? -EFAULT : -EIO;
+	m890_fence_process(q);
+	m890_fence_fail_all(q, err);
+	q->ctx->bad = true;
+
+	if (code == M890_QERR_MMU_FAULT) {
+		addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
+		info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
+		drm_err_ratelimited(&mdev->drm,
+				    "queue %u (pid %d): MMU fault at 0x%llx, reason %lu, %s\n",
+				    hwq, q->ctx->pid, addr,
+				    (unsigned long)((info & M890_FAULT_REASON_MASK) >>
+						    M890_FAULT_REASON_SHIFT),
+				    info & M890_FAULT_WRITE ? "write" : "read");
+	} else {
+		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at slot %u\n",
+				    hwq, q->ctx->pid, code,
+				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
+	}
+	spin_unlock(&mdev->hwq_lock);
+}
+
+/**
+ * m890_queues_unplug() - fail the work of every queue of a removed card.
+ * @mdev: device, interrupts already freed.
+ */
+void m890_queues_unplug(struct m890_device *mdev)
+{
+	u32 i;
+
+	for (i = 0; i < mdev->num_queues; i++) {
+		spin_lock_irq(&mdev->hwq_lock);
+		if (mdev->hwq[i])
+			m890_fence_fail_all(mdev->hwq[i], -ENODEV);
+		spin_unlock_irq(&mdev->hwq_lock);
+	}
+}
+
+/**
+ * m890_queue_create_ioctl() - DRM_IOCTL_M890_QUEUE_CREATE.
+ * @dev: DRM device.
+ * @data: struct drm_m890_queue_create.
+ * @file: caller.
+ *
+ * Return: 0, -EINVAL, -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
+ */
+int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct m890_device *mdev = to_m890(dev);
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_m890_queue_create *args = data;
+	struct m890_queue *q;
+	u32 hwq, id, handle;
+	int idx, ret;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->mdev = mdev;
+	kref_init(&q->ref);
+	mutex_init(&q->lock);
+	spin_lock_init(&q->fence_lock);
+	INIT_LIST_HEAD(&q->pending);
+	init_waitqueue_head(&q->space_wq);
+	INIT_DELAYED_WORK(&q->timeout_work, m890_queue_timeout);
+	q->fence_ctx = dma_fence_context_alloc(1);
+	q->ctx = mfile->ctx;
+	kref_get(&q->ctx->ref);
+
+	q->ring = dma_alloc_coherent(dev->dev, M890_RING_ALLOC, &q->ring_dma, GFP_KERNEL);
+	if (!q->ring) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	q->fence_cpu = (__le64 *)((u8 *)q->ring + M890_RING_BYTES);
+
+	ret = drm_syncobj_create(&q->syncobj, 0, NULL);
+	if (ret)
+		goto err_ring;
+
+	/* Reserve the id; lookups see NULL until the queue is stored. */
+	ret = xa_alloc_cyclic(&mfile->queues, &id, NULL, xa_limit_31b, &mfile->queue_next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_syncobj;
+	q->id = id;
+
+	mutex_lock(&mdev->queue_lock);
+	hwq = find_first_zero_bit(mdev->hwq_used, mdev->num_queues);
+	if (hwq >= mdev->num_queues) {
+		mutex_unlock(&mdev->queue_lock);
+		ret = -EBUSY;
+		goto err_id;
+	}
+	set_bit(hwq, mdev->hwq_used);
+	mutex_unlock(&mdev->queue_lock);
+	q->hwq = hwq;
+
+	if (!drm_dev_enter(dev, &idx)) {
+		ret = -ENODEV;
+		goto err_hwq;
+	}
+	spin_lock_irq(&mdev->hwq_lock);
+	mdev->hwq[hwq] = q;
+	spin_unlock_irq(&mdev->hwq_lock);
+	m890_queue_hw_start(q);
+	drm_dev_exit(idx);
+
+	ret = drm_syncobj_get_handle(file, q->syncobj, &handle);
+	if (ret)
+		goto err_stop;
+
+	/* Publish: from here the queue belongs to the file's xarray. */
+	xa_store(&mfile->queues, id, q, GFP_KERNEL);
+	args->queue_id = id;
+	args->syncobj = handle;
+	m890_dbg(mdev, "queue %u on hw queue %u, asid %u\n", id, hwq, q->ctx->asid);
+	return 0;
+
+err_stop:
+	m890_queue_teardown(q);
+	xa_erase(&mfile->queues, id);
+	m890_queue_put(&q);
+	return ret;
+err_hwq:
+	mutex_lock(&mdev->queue_lock);
+	clear_bit(hwq, mdev->hwq_used);
+	mutex_unlock(&mdev->queue_lock);
+err_id:
+	xa_erase(&mfile->queues, id);
+err_syncobj:
+	drm_syncobj_put(q->syncobj);
+err_ring:
+	dma_free_coherent(dev->dev, M890_RING_ALLOC, q->ring, q->ring_dma);
+err_free:
+	m890_ctx_put(&q->ctx);
+	kfree(q);
+	return ret;
+}
+
+/**
+ * m890_queue_destroy_ioctl() - DRM_IOCTL_M890_QUEUE_DESTROY.
+ * @dev: DRM device.
+ * @data: struct drm_m890_queue_destroy.
+ * @file: caller.
+ *
+ * Return: 0, -EINVAL non-zero pad, -ENOENT unknown queue.
+ */
+int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_m890_queue_destroy *args = data;
+	struct m890_queue *q;
+
+	if (args->pad)
+		return -EINVAL;
+	xa_lock(&mfile->queues);
+	q = xa_load(&mfile->queues, args->queue_id);
+	if (q)
+		__xa_erase(&mfile->queues, args->queue_id);
+	xa_unlock(&mfile->queues);
+	if (!q)
+		return -ENOENT;
+
+	m890_queue_teardown(q);
+	/* Drop the xarray's reference. */
+	m890_queue_put(&q);
+	return 0;
+}
+
+/**
+ * m890_file_queues_fini() - destroy every queue of a closing file.
+ * @mfile: file.
+ */
+void m890_file_queues_fini(struct m890_file *mfile)
+{
+	struct m890_queue *q;
+	unsigned long id;
+
+	xa_for_each(&mfile->queues, id, q) {
+		xa_erase(&mfile->queues, id);
+		m890_queue_teardown(q);
+		m890_queue_put(&q);
+	}
+}
+
+static u32 m890_queue_space(struct m890_queue *q)
+{
+	return M890_RING_ENTRIES - (q->tail - READ_ONCE(q->done_tail));
+}
+
+/* Write @count packets and a FENCE for @f into the ring; ring the doorbell. */
+static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts, u32 count,
+			    struct m890_fence *f)
+{
+	union m890_packet *slot;
+	unsigned long flags;
+	u32 i;
+
+	lockdep_assert_held(&q->lock);
+	for (i = 0; i < count; i++)
+		memcpy(&q->ring[(q->tail + i) & (M890_RING_ENTRIES - 1)], &pkts[i],
+		       sizeof(*pkts));
+	slot = &q->ring[(q->tail + count) & (M890_RING_ENTRIES - 1)];
+	memset(slot, 0, sizeof(*slot));
+	slot->fence.flags = (__force u32)cpu_to_le32(M890_FENCE_F_IRQ);
+	slot->fence.value = (__force u64)cpu_to_le64(f->base.seqno);
+	slot->fence.hdr = (__force u32)cpu_to_le32(M890_PKT_HDR(M890_PKT_FENCE, 0));
+	q->tail += count + 1;
+	f->end_tail = q->tail;
+
+	/* The pending list holds its own reference until the fence signals. */
+	dma_fence_get(&f->base);
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_add_tail(&f->link, &q->pending);
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	/* writel() orders the ring stores before the doorbell. */
+	m890_wr(q->mdev, M890_REG_DOORBELL(q->hwq), q->tail);
+}
+
+/**
+ * m890_submit_ioctl() - DRM_IOCTL_M890_SUBMIT.
+ * @dev: DRM device.
+ * @data: struct drm_m890_submit.
+ * @file: caller.
+ *
+ * Return: 0 with the new seqno, or -EINVAL, -EFAULT, -ENOENT, -EIO (queue
+ * stopped), -EAGAIN (ring full for too long), -ERESTARTSYS, -ENODEV.
+ */
+int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_m890_submit *args = data;
+	struct dma_fence_chain *chain = NULL;
+	struct m890_fence *f = NULL;
+	union m890_packet *pkts;
+	struct m890_queue *q;
+	long wret;
+	int idx, ret;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(union m890_packet) != M890_PKT_SIZE);
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (!args->count || args->count > M890_MAX_SUBMIT)
+		return -EINVAL;
+
+	q = m890_queue_lookup(mfile, args->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	pkts = kvmalloc_array(args->count, sizeof(*pkts), GFP_KERNEL);
+	if (!pkts) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	if (copy_from_user(pkts, u64_to_user_ptr(args->packets),
+			   (size_t)args->count * sizeof(*pkts))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < args->count; i++) {
+		if (!m890_packet_valid(&pkts[i])) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+	}
+
+	f = m890_fence_alloc();
+	chain = dma_fence_chain_alloc();
+	if (!f || !chain) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	if (!drm_dev_enter(dev, &idx)) {
+		ret = -ENODEV;
+		goto out_free;
+	}
+	ret = mutex_lock_interruptible(&q->lock);
+	if (ret)
+		goto out_exit;
+	if (q->torn) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+
+	wret = wait_event_interruptible_timeout(q->space_wq,
+						READ_ONCE(q->dead) ||
+						m890_queue_space(q) >= args->count + 1,
+						M890_RING_TIMEOUT);
+	if (wret < 0) {
+		ret = wret;
+		goto out_unlock;
+	}
+	if (READ_ONCE(q->dead)) {
+		ret = -EIO;
+		goto out_unlock;
+	}
+	if (!wret) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
+
+	m890_fence_init(q, f, ++q->seqno);
+	m890_queue_push(q, pkts, args->count, f);
+	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
+	chain = NULL;
+	if (!delayed_work_pending(&q->timeout_work))
+		schedule_delayed_work(&q->timeout_work, M890_JOB_TIMEOUT);
+	args->seqno = f->base.seqno;
+	/* Drop the creation reference; the list and the syncobj hold theirs. */
+	dma_fence_put(&f->base);
+	f = NULL;
+	ret = 0;
+
+out_unlock:
+	mutex_unlock(&q->lock);
+out_exit:
+	drm_dev_exit(idx);
+out_free:
+	dma_fence_chain_free(chain);
+	kfree(f);
+	kvfree(pkts);
+out_put:
+	m890_queue_put(&q);
+	return ret;
+}
