@@ -33,6 +33,8 @@
 
 #if __has_include("m890_config.h")
 #include "m890_config.h"
+#else
+#define M890_HAVE_DRM_DRIVER_DATE 1	/* plain 6.12 */
 #endif
 
 #include "m890_regs.h"

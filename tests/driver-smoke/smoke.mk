@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# build/tests/m890-smoke, the driver smoke test.  Included by the top-level
+# Makefile, or alone: make -f tests/driver-smoke/smoke.mk driver-smoke
+
+M890_BUILD ?= build
+CC ?= cc
+SMOKE := $(M890_BUILD)/tests/m890-smoke
+SMOKE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iuapi \
+	$(shell pkg-config --cflags libdrm)
+
+.PHONY: driver-smoke
+driver-smoke: $(SMOKE)
+userspace: driver-smoke
+
+$(SMOKE): tests/driver-smoke/m890_smoke.c uapi/drm/m890_accel.h uapi/drm/m890_packets.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SMOKE_CFLAGS) -o $@ $< $(shell pkg-config --libs libdrm)
