@@ -53,6 +53,7 @@
 #define M890_RING_ENTRIES	BIT(M890_RING_ORDER)
 #define M890_MAX_SUBMIT		(M890_RING_ENTRIES - 1)
 #define M890_MAX_CTX		256
+#define M890_MAX_QVEC		16	/* queue MSI-X vectors per card */
 
 #define m890_dbg(mdev, fmt, ...) drm_dbg_driver(&(mdev)->drm, fmt, ##__VA_ARGS__)
 
@@ -122,6 +123,7 @@ struct m890_pt {
  * @fabric_link: entry in the global list of fabric-attached cards.
  * @fabric_work: sends netlink notifications for fabric events.
  * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
+ * @num_qvec: queue MSI-X vectors; queue q uses vector 1 + q % num_qvec.
  * @irq_ctx: per-vector cookie for the queue IRQ handlers.
  */
 struct m890_device {
@@ -156,11 +158,12 @@ struct m890_device {
 	struct list_head fabric_link;
 	struct work_struct fabric_work;
 	u32 evt_sw;
+	u32 num_qvec;
 
 	struct m890_qirq {
 		struct m890_device *mdev;
 		u32 q;
-	} irq_ctx[M890_MAX_QUEUES];
+	} irq_ctx[M890_MAX_QVEC];
 };
 
 #define to_m890(d) container_of(d, struct m890_device, drm)

@@ -112,9 +112,9 @@ void m890_fence_fail_all(struct m890_queue *q, int err)
 }
 
 /**
- * m890_queue_irq() - MSI-X handler of one hardware queue's FENCE interrupts.
+ * m890_queue_irq() - MSI-X handler of FENCE interrupts.
  * @irq: vector.
- * @arg: &struct m890_qirq.
+ * @arg: &struct m890_qirq of the vector's first hardware queue.
  *
  * Return: IRQ_HANDLED.
  */
@@ -122,12 +122,12 @@ irqreturn_t m890_queue_irq(int irq, void *arg)
 {
 	struct m890_qirq *qi = arg;
 	struct m890_device *mdev = qi->mdev;
-	struct m890_queue *q;
+	u32 i;
 
 	spin_lock(&mdev->hwq_lock);
-	q = mdev->hwq[qi->q];
-	if (q)
-		m890_fence_process(q);
+	for (i = qi->q; i < mdev->num_queues; i += mdev->num_qvec)
+		if (mdev->hwq[i])
+			m890_fence_process(mdev->hwq[i]);
 	spin_unlock(&mdev->hwq_lock);
 	return IRQ_HANDLED;
 }

@@ -149,7 +149,8 @@ struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t siz
 
 void m890_hbm_init(struct m890_device *mdev)
 {
-	drm_mm_init(&mdev->hbm_mm, 0, mdev->hbm_size);
+	/* An empty range is not allowed; BO creation checks hbm_size. */
+	drm_mm_init(&mdev->hbm_mm, 0, max_t(u64, mdev->hbm_size, 1));
 }
 
 void m890_hbm_fini(struct m890_device *mdev)

@@ -64,43 +64,54 @@ static irqreturn_t m890_event_irq(int irq, void *arg)
 static void m890_irq_fini(struct m890_device *mdev)
 {
 	struct pci_dev *pdev = mdev->pdev;
-	u32 q;
+	u32 v;
 
-	for (q = 0; q < mdev->num_queues; q++)
-		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q), &mdev->irq_ctx[q]);
+	for (v = 0; v < mdev->num_qvec; v++)
+		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + v), &mdev->irq_ctx[v]);
 	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
 	pci_free_irq_vectors(pdev);
 }
 
+/*
+ * Vector 0 for events and, ideally, one vector per hardware queue.  With
+ * many cards the CPUs run out of interrupt vectors, so a card uses at most
+ * M890_MAX_QVEC queue vectors (fewer if requests fail) and queue q shares
+ * vector 1 + q % num_qvec.
+ */
 static int m890_irq_init(struct m890_device *mdev)
 {
 	struct pci_dev *pdev = mdev->pdev;
-	int nvec = M890_MSIX_VEC_QUEUE0 + mdev->num_queues;
-	u32 q;
-	int ret;
+	u32 want = min_t(u32, mdev->num_queues, M890_MAX_QVEC);
+	int nvec, ret;
+	u32 v;
 
-	ret = pci_alloc_irq_vectors(pdev, nvec, nvec, PCI_IRQ_MSIX);
-	if (ret < 0)
-		return ret;
+	nvec = pci_alloc_irq_vectors(pdev, M890_MSIX_VEC_QUEUE0 + 1,
+				     M890_MSIX_VEC_QUEUE0 + want, PCI_IRQ_MSIX);
+	if (nvec < 0)
+		return nvec;
 
 	ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq, 0,
 			  M890_DRIVER_NAME, mdev);
 	if (ret)
 		goto err_vectors;
 
-	for (q = 0; q < mdev->num_queues; q++) {
-		mdev->irq_ctx[q].mdev = mdev;
-		mdev->irq_ctx[q].q = q;
-		ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q),
-				  m890_queue_irq, 0, M890_DRIVER_NAME, &mdev->irq_ctx[q]);
+	for (v = 0; v < nvec - M890_MSIX_VEC_QUEUE0; v++) {
+		mdev->irq_ctx[v].mdev = mdev;
+		mdev->irq_ctx[v].q = v;
+		ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + v),
+				  m890_queue_irq, 0, M890_DRIVER_NAME, &mdev->irq_ctx[v]);
 		if (ret)
-			goto err_queues;
+			break;
 	}
+	if (!v)
+		goto err_event;
+	mdev->num_qvec = v;
+	if (v < mdev->num_queues)
+		drm_info(&mdev->drm, "%u queues share %u interrupt vectors\n",
+			 mdev->num_queues, v);
 	return 0;
 
-err_queues:
-	while (q--)
-		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + q), &mdev->irq_ctx[q]);
+err_event:
 	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
 err_vectors:
 	pci_free_irq_vectors(pdev);
