@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * M890 AI accelerator device model: shared state and internal interfaces.
+ *
+ * Register layout and packet formats come from the project's contract
+ * headers (m890_regs.h, m890_packets.h), copied next to this file when the
+ * device is built into the QEMU tree.
+ */
+#ifndef HW_M890_H
+#define HW_M890_H
+
+#include "hw/pci/pci_device.h"
+#include "qom/object.h"
+#include "system/hostmem.h"
+#include "qemu/timer.h"
+
+#include "m890_regs.h"
+#include "m890_packets.h"
+#include "icn/icn_switch_core.h"
+
+#define TYPE_M890 "m890"
+OBJECT_DECLARE_SIMPLE_TYPE(M890State, M890)
+
+#define TYPE_ICN_SWITCH "icn-switch"
+OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
+
+#define M890_NUM_CTX            1024    /* REG_NUM_CTX */
+#define M890_TLB_ENTRIES        512
+#define M890_BOUNCE_SIZE        (64 * 1024)
+#define M890_BH_MAX_PACKETS     64
+#define M890_BH_MAX_BYTES       (64ull << 20)
+#define M890_WAIT_POLL_NS       10000   /* 10 us */
+#define M890_MAX_COPY           (1ull << 40)
+#define M890_VA_LIMIT           (1ull << M890_VA_BITS)
+#define M890_PORT_NONE          0xff
+
+/*
+ * Timing model: cost per byte in half-femtoseconds (hfs) so that every
+ * rate is an integer, and fixed costs in ns.
+ */
+#define M890_HFS_PER_NS         2000000ull
+#define M890_HFS_PER_BYTE_HBM   625     /* 3.2 TB/s = 312.5 fs/B */
+#define M890_HFS_PER_BYTE_HOST  31250   /* 64 GB/s = 15.625 ps/B */
+#define M890_HFS_PER_BYTE_PEER  2500    /* 800 GB/s = 1.25 ps/B */
+#define M890_NS_PER_PACKET      50
+#define M890_NS_SWITCH          500
+
+struct IcnSwitchState {
+    Object parent_obj;
+    uint32_t switch_id;
+    uint32_t cards;             /* attached m890 devices */
+    struct icn_switch *core;
+};
+
+typedef struct M890TlbEntry {
+    bool valid;
+    uint16_t asid;
+    uint8_t shift;              /* 12 or 21 */
+    uint64_t vpn;               /* va >> 12 of the cached page */
+    uint64_t pte;               /* leaf PTE */
+} M890TlbEntry;
+
+/* A translated, contiguous piece of a VA range. */
+typedef struct M890Xlate {
+    uint8_t target;             /* M890_PTE_TARGET_* */
+    uint8_t peer;               /* fabric id for PEER */
+    bool writable;
+    uint64_t addr;              /* DMA address or HBM offset of va */
+    uint64_t len;               /* bytes from va to the end of the page */
+} M890Xlate;
+
+typedef struct M890Queue {
+    uint32_t index;
+    /* registers */
+    uint64_t ring_base;
+    uint32_t ring_order;
+    uint32_t asid;
+    bool enabled;
+    uint32_t err;               /* enum m890_qerr, 0 = none */
+    uint32_t head;
+    uint32_t tail;
+    uint64_t fence_addr;
+    uint64_t fence_value;
+    uint32_t msix_vector;
+    uint32_t err_head;
+    /* command processor */
+    bool have_pkt;              /* pkt holds the packet at head */
+    bool waiting;               /* pkt is a WAIT whose condition is false */
+    union m890_packet pkt;      /* private copy, read once from the ring */
+    uint64_t progress;          /* bytes/rows/elements of pkt done */
+    bool crossed;               /* pkt already paid the switch latency */
+} M890Queue;
+
+struct M890State {
+    PCIDevice parent_obj;
+
+    /* properties */
+    HostMemoryBackend *hostmem;
+    IcnSwitchState *sw;
+    uint8_t port;
+    uint32_t num_queues;
+
+    MemoryRegion regs;
+    MemoryRegion *hbm_mr;
+    uint8_t *hbm;
+    uint64_t hbm_size;
+    bool attached;              /* cabled to sw->core at port */
+
+    QEMUBH *bh;
+    QEMUTimer *wait_timer;
+    uint32_t rr_next;
+    uint8_t *bounce;
+
+    /* global registers */
+    uint32_t scratch;
+    uint32_t evt_status;
+    uint32_t evt_mask;
+    uint64_t qerr_status;
+    uint64_t clock_ns;
+    uint64_t clock_hfs;         /* sub-ns remainder, < M890_HFS_PER_NS */
+
+    /* MMU */
+    uint64_t mmu_ctx_base;
+    uint32_t mmu_ctx_count;
+    uint32_t mmu_control;
+    uint64_t fault_addr;
+    uint32_t fault_info;
+    uint32_t fault_count;
+    M890TlbEntry tlb[M890_TLB_ENTRIES];
+
+    /* switch window */
+    uint64_t sw_arg[2];
+    uint64_t sw_data[M890_SW_DATA_WORDS];
+    uint32_t sw_status;
+    uint32_t sw_event;
+    uint32_t sw_event_seq;
+
+    M890Queue queues[M890_MAX_QUEUES];
+};
+
+/* m890.c */
+void m890_raise_event(M890State *s, uint32_t evt);
+void m890_msix_notify(M890State *s, uint32_t vector);
+void m890_advance_clock(M890State *s, uint64_t ns, uint64_t hfs);
+void m890_fabric_event(M890State *s, const struct icn_event *ev);
+void m890_kick(M890State *s);
+
+/* m890_queue.c */
+void m890_queue_reset(M890State *s, M890Queue *q);
+void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val);
+uint32_t m890_queue_status(M890State *s, M890Queue *q);
+void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail);
+void m890_queue_error(M890State *s, M890Queue *q, uint32_t err);
+void m890_process_bh(void *opaque);
+void m890_wait_timer_cb(void *opaque);
+
+/* m890_mmu.c */
+int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
+                       M890Xlate *x);
+void m890_mmu_fault(M890State *s, M890Queue *q, uint64_t va, bool write,
+                    uint32_t reason);
+void m890_mmu_invalidate(M890State *s, bool all, uint16_t asid);
+
+/* m890_packets.c */
+enum {
+    M890_EXEC_DONE = -1,        /* packet finished */
+    M890_EXEC_MORE = -2,        /* budget used up, call again */
+    M890_EXEC_WAIT = -3,        /* WAIT condition false */
+};
+typedef struct M890Budget {
+    uint32_t packets;
+    uint64_t bytes;
+    bool signalled;             /* a SIGNAL ran in this run */
+} M890Budget;
+/* Returns M890_EXEC_* or a positive enum m890_qerr. */
+int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
+
+/* m890_switch.c */
+int m890_switch_attach(M890State *s, Error **errp);
+void m890_switch_detach(M890State *s);
+void m890_switch_cmd(M890State *s, uint32_t cmd);
+uint32_t m890_switch_fabric_reg(M890State *s);
+
+#endif /* HW_M890_H */

@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DOC: M890 packet execution
+ *
+ * Executes the private copy of one packet (see m890_queue.c).  Every field
+ * is checked before any memory is touched: reserved bits and header flags
+ * must be zero, alignment and sizes must hold and no address range may wrap
+ * or leave the 48-bit VA space.  Data moves page by page through the MMU:
+ * host targets with pci_dma_read/pci_dma_write (a failed transaction is
+ * M890_QERR_DMA), local HBM by memcpy on the backend's RAM and a peer's HBM
+ * by memcpy on the pointer the switch core hands out after checking that
+ * the peer is reachable (a refusal is M890_QERR_FABRIC).
+ *
+ * Long packets work in steps bounded by the run's byte budget and resume
+ * from q->progress, so a 1 TiB copy cannot hold the main loop.  The
+ * modelled clock is charged per byte according to where the bytes went.
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/pci_device.h"
+#include <math.h>
+
+#include "m890.h"
+#include "trace.h"
+
+#define M890_REDUCE_COLS    1024    /* elements per REDUCE step */
+#define M890_MX_BLOCK       32
+#define M890_MX_STEP        2048    /* elements per MX step */
+
+typedef struct M890Seg {
+    uint8_t *ptr;               /* HBM or peer HBM; NULL: host DMA */
+    uint64_t dma;
+    uint64_t len;
+    int peer;                   /* fabric port, -1 if not PEER */
+    uint32_t hfs_per_byte;
+} M890Seg;
+
+static int m890_bad_field(M890Queue *q, const char *what)
+{
+    trace_m890_err_field(q->index, what);
+    qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad packet field: %s\n",
+                  q->index, what);
+    return M890_QERR_BAD_FIELD;
+}
+
+/* True if [va, va + len) lies inside the VA space. */
+static bool m890_range_ok(uint64_t va, uint64_t len)
+{
+    return va <= M890_VA_LIMIT && len <= M890_VA_LIMIT - va;
+}
+
+static bool m890_zero(const __u64 *v, unsigned int n)
+{
+    unsigned int i;
+
+    for (i = 0; i < n; i++) {
+        if (v[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Translate the start of [va, va + max) into one directly usable piece. */
+static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+                    bool write, M890Seg *g)
+{
+    M890Xlate x;
+    int ret, r;
+
+    ret = m890_mmu_translate(s, q, va, write, &x);
+    if (ret) {
+        return ret;
+    }
+    g->len = MIN(x.len, max);
+    g->peer = -1;
+    g->ptr = NULL;
+    switch (x.target) {
+    case M890_PTE_TARGET_HOST:
+        g->dma = x.addr;
+        g->hfs_per_byte = M890_HFS_PER_BYTE_HOST;
+        return 0;
+    case M890_PTE_TARGET_HBM:
+        if (x.addr >= s->hbm_size || g->len > s->hbm_size - x.addr) {
+            m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
+            return M890_QERR_MMU_FAULT;
+        }
+        g->ptr = s->hbm + x.addr;
+        g->hfs_per_byte = M890_HFS_PER_BYTE_HBM;
+        return 0;
+    default:
+        if (!s->attached) {
+            m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
+            return M890_QERR_FABRIC;
+        }
+        r = icn_switch_peer_ptr(s->sw->core, s->port, x.peer, x.addr,
+                                g->len, &g->ptr);
+        if (r == -ERANGE) {
+            m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
+            return M890_QERR_MMU_FAULT;
+        }
+        if (r) {
+            trace_m890_err_fabric(q->index, x.peer, r);
+            m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
+            return M890_QERR_FABRIC;
+        }
+        g->peer = x.peer;
+        g->hfs_per_byte = M890_HFS_PER_BYTE_PEER;
+        if (!q->crossed) {
+            q->crossed = true;
+            m890_advance_clock(s, M890_NS_SWITCH, 0);
+        }
+        return 0;
+    }
+}
+
+/* Account @n bytes moved through @g. */
+static void m890_seg_done(M890State *s, const M890Seg *g, uint64_t n,
+                          bool write)
+{
+    m890_advance_clock(s, 0, n * g->hfs_per_byte);
+    if (g->peer >= 0) {
+        if (write) {
+            icn_switch_account(s->sw->core, s->port, g->peer, n);
+        } else {
+            icn_switch_account(s->sw->core, g->peer, s->port, n);
+        }
+    }
+}
+
+/* Move @len bytes between @buf and VA @va.  Returns 0 or a qerr. */
+static int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+                   uint64_t len, bool write)
+{
+    uint8_t *p = buf;
+    M890Seg g;
+    int ret;
+
+    while (len) {
+        ret = m890_seg(s, q, va, len, write, &g);
+        if (ret) {
+            return ret;
+        }
+        if (g.ptr) {
+            if (write) {
+                memcpy(g.ptr, p, g.len);
+            } else {
+                memcpy(p, g.ptr, g.len);
+            }
+        } else if (pci_dma_rw(PCI_DEVICE(s), g.dma, p, g.len,
+                              write ? DMA_DIRECTION_FROM_DEVICE :
+                              DMA_DIRECTION_TO_DEVICE,
+                              MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            trace_m890_err_dma(q->index, g.dma, g.len, write);
+            return M890_QERR_DMA;
+        }
+        m890_seg_done(s, &g, g.len, write);
+        va += g.len;
+        p += g.len;
+        len -= g.len;
+    }
+    return 0;
+}
+
+/*
+ * Copy forward up to @len bytes from @src to @dst, stopping when the byte
+ * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
+ */
+static int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
+                         uint64_t dst, uint64_t len, M890Budget *b,
+                         uint64_t *done)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    M890Seg sg, dg;
+    uint64_t n;
+    int ret;
+
+    *done = 0;
+    while (*done < len && b->bytes) {
+        n = MIN(len - *done, b->bytes);
+        ret = m890_seg(s, q, src + *done, n, false, &sg);
+        if (ret) {
+            return ret;
+        }
+        ret = m890_seg(s, q, dst + *done, n, true, &dg);
+        if (ret) {
+            return ret;
+        }
+        n = MIN(sg.len, dg.len);
+        if (sg.ptr && dg.ptr) {
+            memmove(dg.ptr, sg.ptr, n);
+        } else if (sg.ptr) {
+            if (pci_dma_write(pdev, dg.dma, sg.ptr, n) != MEMTX_OK) {
+                trace_m890_err_dma(q->index, dg.dma, n, true);
+                return M890_QERR_DMA;
+            }
+        } else if (dg.ptr) {
+            if (pci_dma_read(pdev, sg.dma, dg.ptr, n) != MEMTX_OK) {
+                trace_m890_err_dma(q->index, sg.dma, n, false);
+                return M890_QERR_DMA;
+            }
+        } else {
+            n = MIN(n, M890_BOUNCE_SIZE);
+            if (pci_dma_read(pdev, sg.dma, s->bounce, n) != MEMTX_OK) {
+                trace_m890_err_dma(q->index, sg.dma, n, false);
+                return M890_QERR_DMA;
+            }
+            if (pci_dma_write(pdev, dg.dma, s->bounce, n) != MEMTX_OK) {
+                trace_m890_err_dma(q->index, dg.dma, n, true);
+                return M890_QERR_DMA;
+            }
+        }
+        m890_seg_done(s, &sg, n, false);
+        m890_seg_done(s, &dg, n, true);
+        *done += n;
+        b->bytes -= n;
+    }
+    return 0;
+}
+
+static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_copy *p = &q->pkt.copy;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t size = le64_to_cpu(p->size), done, chunk, off;
+    int ret;
+
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "copy reserved");
+    }
+    if (size > M890_MAX_COPY) {
+        return m890_bad_field(q, "copy size");
+    }
+    if (!size) {
+        return M890_EXEC_DONE;
+    }
+    if (!m890_range_ok(src, size) || !m890_range_ok(dst, size)) {
+        return m890_bad_field(q, "copy range");
+    }
+    if (dst > src && dst < src + size) {
+        /* overlapping, destination above: copy backwards via the buffer */
+        while (q->progress < size) {
+            if (!b->bytes) {
+                return M890_EXEC_MORE;
+            }
+            chunk = MIN(MIN(size - q->progress, M890_BOUNCE_SIZE), b->bytes);
+            off = size - q->progress - chunk;
+            ret = m890_rw(s, q, src + off, s->bounce, chunk, false);
+            if (!ret) {
+                ret = m890_rw(s, q, dst + off, s->bounce, chunk, true);
+            }
+            if (ret) {
+                return ret;
+            }
+            q->progress += chunk;
+            b->bytes -= chunk;
+        }
+        return M890_EXEC_DONE;
+    }
+    ret = m890_copy_fwd(s, q, src + q->progress, dst + q->progress,
+                        size - q->progress, b, &done);
+    q->progress += done;
+    if (ret) {
+        return ret;
+    }
+    return q->progress == size ? M890_EXEC_DONE : M890_EXEC_MORE;
+}
+
+static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_copy_2d *p = &q->pkt.copy_2d;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t spitch = le64_to_cpu(p->src_pitch);
+    uint64_t dpitch = le64_to_cpu(p->dst_pitch);
+    uint32_t width = le32_to_cpu(p->width), height = le32_to_cpu(p->height);
+    uint64_t total, row, col, done, sext, dext;
+    int ret;
+
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "copy_2d reserved");
+    }
+    if (spitch < width || dpitch < width) {
+        return m890_bad_field(q, "copy_2d pitch < width");
+    }
+    if (!width || !height) {
+        return M890_EXEC_DONE;
+    }
+    total = (uint64_t)width * height;
+    if (total > M890_MAX_COPY || spitch > M890_VA_LIMIT ||
+        dpitch > M890_VA_LIMIT) {
+        return m890_bad_field(q, "copy_2d size");
+    }
+    /* pitch <= 2^48 and height < 2^32: no 64-bit overflow */
+    sext = spitch * (height - 1) + width;
+    dext = dpitch * (height - 1) + width;
+    if (!m890_range_ok(src, sext) || !m890_range_ok(dst, dext)) {
+        return m890_bad_field(q, "copy_2d range");
+    }
+    while (q->progress < total) {
+        if (!b->bytes) {
+            return M890_EXEC_MORE;
+        }
+        row = q->progress / width;
+        col = q->progress % width;
+        ret = m890_copy_fwd(s, q, src + row * spitch + col,
+                            dst + row * dpitch + col, width - col, b, &done);
+        q->progress += done;
+        if (ret) {
+            return ret;
+        }
+    }
+    return M890_EXEC_DONE;
+}
+
+static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_fill *p = &q->pkt.fill;
+    uint64_t dst = le64_to_cpu(p->dst), size = le64_to_cpu(p->size), n;
+    uint32_t pattern = p->pattern;      /* already little-endian */
+    unsigned int i;
+    int ret;
+
+    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "fill reserved");
+    }
+    if ((dst & 3) || (size & 3)) {
+        return m890_bad_field(q, "fill alignment");
+    }
+    if (size > M890_MAX_COPY) {
+        return m890_bad_field(q, "fill size");
+    }
+    if (!size) {
+        return M890_EXEC_DONE;
+    }
+    if (!m890_range_ok(dst, size)) {
+        return m890_bad_field(q, "fill range");
+    }
+    for (i = 0; i < M890_BOUNCE_SIZE; i += 4) {
+        memcpy(s->bounce + i, &pattern, 4);
+    }
+    while (q->progress < size) {
+        n = MIN(MIN(size - q->progress, M890_BOUNCE_SIZE), b->bytes) & ~3ull;
+        if (!n) {
+            return M890_EXEC_MORE;
+        }
+        ret = m890_rw(s, q, dst + q->progress, s->bounce, n, true);
+        if (ret) {
+            return ret;
+        }
+        q->progress += n;
+        b->bytes -= n;
+    }
+    return M890_EXEC_DONE;
+}
+
+static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_signal *p = &q->pkt.signal;
+    uint64_t addr = le64_to_cpu(p->addr), cur = 0;
+    uint32_t op = le32_to_cpu(p->op);
+    int ret;
+
+    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "signal reserved");
+    }
+    if (op > M890_SIGNAL_ADD) {
+        return m890_bad_field(q, "signal op");
+    }
+    if (addr & 7) {
+        return m890_bad_field(q, "signal alignment");
+    }
+    if (op == M890_SIGNAL_ADD) {
+        ret = m890_rw(s, q, addr, &cur, 8, false);
+        if (ret) {
+            return ret;
+        }
+        cur = le64_to_cpu(cur) + le64_to_cpu(p->value);
+    } else {
+        cur = le64_to_cpu(p->value);
+    }
+    cur = cpu_to_le64(cur);
+    ret = m890_rw(s, q, addr, &cur, 8, true);
+    if (ret) {
+        return ret;
+    }
+    trace_m890_signal(q->index, addr, le64_to_cpu(cur));
+    b->signalled = true;
+    if (s->attached) {
+        icn_switch_kick_all(s->sw->core);
+    }
+    return M890_EXEC_DONE;
+}
+
+static int m890_exec_wait(M890State *s, M890Queue *q)
+{
+    const struct m890_pkt_wait *p = &q->pkt.wait;
+    uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
+    uint32_t cond = le32_to_cpu(p->cond);
+    uint64_t cur;
+    int ret;
+
+    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "wait reserved");
+    }
+    if (cond > M890_WAIT_EQ) {
+        return m890_bad_field(q, "wait cond");
+    }
+    if (addr & 7) {
+        return m890_bad_field(q, "wait alignment");
+    }
+    ret = m890_rw(s, q, addr, &cur, 8, false);
+    if (ret) {
+        return ret;
+    }
+    cur = le64_to_cpu(cur);
+    if (cond == M890_WAIT_GE ? cur >= value : cur == value) {
+        return M890_EXEC_DONE;
+    }
+    return M890_EXEC_WAIT;
+}
+
+static int m890_exec_timestamp(M890State *s, M890Queue *q)
+{
+    const struct m890_pkt_timestamp *p = &q->pkt.timestamp;
+    uint64_t addr = le64_to_cpu(p->addr), now;
+    int ret;
+
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "timestamp reserved");
+    }
+    if (addr & 7) {
+        return m890_bad_field(q, "timestamp alignment");
+    }
+    now = cpu_to_le64(s->clock_ns);
+    ret = m890_rw(s, q, addr, &now, 8, true);
+    return ret ? ret : M890_EXEC_DONE;
+}
+
+static int m890_exec_fence(M890State *s, M890Queue *q)
+{
+    const struct m890_pkt_fence *p = &q->pkt.fence;
+    uint32_t flags = le32_to_cpu(p->flags);
+    uint64_t value = le64_to_cpu(p->value);
+
+    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "fence reserved");
+    }
+    if (flags & ~M890_FENCE_F_IRQ) {
+        return m890_bad_field(q, "fence flags");
+    }
+    if (q->fence_addr) {
+        if (q->fence_addr & 7) {
+            return m890_bad_field(q, "fence address alignment");
+        }
+        if (stq_le_pci_dma(PCI_DEVICE(s), q->fence_addr, value,
+                           MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            trace_m890_err_dma(q->index, q->fence_addr, 8, true);
+            return M890_QERR_DMA;
+        }
+        m890_advance_clock(s, 0, 8 * M890_HFS_PER_BYTE_HOST);
+    }
+    q->fence_value = value;
+    trace_m890_fence(q->index, value, flags);
+    if (flags & M890_FENCE_F_IRQ) {
+        m890_msix_notify(s, q->msix_vector);
+    }
+    return M890_EXEC_DONE;
+}
+
+/* GATHER and SCATTER: progress counts bytes over count * row_bytes. */
+static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
+                            bool scatter)
+{
+    const struct m890_pkt_gather *p = &q->pkt.gather;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t idxva = le64_to_cpu(p->idx);
+    uint32_t row_bytes = le32_to_cpu(p->row_bytes);
+    uint32_t count = le32_to_cpu(p->count), idx;
+    uint64_t total, i, off, from, to, done, tab;
+    int ret;
+
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "gather reserved");
+    }
+    if (!row_bytes) {
+        return m890_bad_field(q, "gather row_bytes");
+    }
+    if (idxva & 3) {
+        return m890_bad_field(q, "gather idx alignment");
+    }
+    if (!count) {
+        return M890_EXEC_DONE;
+    }
+    total = (uint64_t)count * row_bytes;
+    if (!m890_range_ok(idxva, (uint64_t)count * 4) ||
+        !m890_range_ok(scatter ? src : dst, total)) {
+        return m890_bad_field(q, "gather range");
+    }
+    tab = scatter ? dst : src;
+    while (q->progress < total) {
+        if (!b->bytes) {
+            return M890_EXEC_MORE;
+        }
+        i = q->progress / row_bytes;
+        off = q->progress % row_bytes;
+        ret = m890_rw(s, q, idxva + i * 4, &idx, 4, false);
+        if (ret) {
+            return ret;
+        }
+        idx = le32_to_cpu(idx);
+        b->bytes -= MIN(b->bytes, 4);
+        if (idx == M890_INDEX_NONE) {
+            q->progress += row_bytes - off;
+            continue;
+        }
+        if (!m890_range_ok(tab, (uint64_t)(idx + 1ull) * row_bytes)) {
+            return m890_bad_field(q, "gather index out of VA space");
+        }
+        if (scatter) {
+            from = src + i * row_bytes + off;
+            to = dst + (uint64_t)idx * row_bytes + off;
+        } else {
+            from = src + (uint64_t)idx * row_bytes + off;
+            to = dst + i * row_bytes + off;
+        }
+        ret = m890_copy_fwd(s, q, from, to, row_bytes - off, b, &done);
+        q->progress += done;
+        if (ret) {
+            return ret;
+        }
+    }
+    return M890_EXEC_DONE;
+}
+
+static float m890_bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t m890_f32_to_bf16(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) > 0x7f800000) {
+        return (u >> 16) | 0x40;        /* quiet NaN */
+    }
+    u += 0x7fff + ((u >> 16) & 1);      /* round to nearest even */
+    return u >> 16;
+}
+
+static float m890_load_elem(const uint8_t *p, unsigned int esz)
+{
+    if (esz == 2) {
+        return m890_bf16_to_f32(lduw_le_p(p));
+    } else {
+        uint32_t u = ldl_le_p(p);
+        float f;
+
+        memcpy(&f, &u, 4);
+        return f;
+    }
+}
+
+static void m890_store_elem(uint8_t *p, unsigned int esz, float f)
+{
+    if (esz == 2) {
+        stw_le_p(p, m890_f32_to_bf16(f));
+    } else {
+        uint32_t u;
+
+        memcpy(&u, &f, 4);
+        stl_le_p(p, u);
+    }
+}
+
+/* REDUCE: progress counts output elements over rows * hidden. */
+static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_reduce *p = &q->pkt.reduce;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
+    uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
+    unsigned int k = p->k, esz, j, c, ncol;
+    uint32_t idx[64], wbits[64];
+    float acc[M890_REDUCE_COLS], w;
+    uint64_t total, r, col, row_bytes, off;
+    int ret;
+
+    if (p->rsvd0 || p->rsvd[0]) {
+        return m890_bad_field(q, "reduce reserved");
+    }
+    if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
+        return m890_bad_field(q, "reduce dtype");
+    }
+    if (k < 1 || k > 64) {
+        return m890_bad_field(q, "reduce k");
+    }
+    if ((idxva & 3) || (wva & 3)) {
+        return m890_bad_field(q, "reduce alignment");
+    }
+    if (!rows || !hidden) {
+        return M890_EXEC_DONE;
+    }
+    esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
+    row_bytes = (uint64_t)hidden * esz;
+    total = (uint64_t)rows * hidden;
+    if (!m890_range_ok(idxva, (uint64_t)rows * k * 4) ||
+        !m890_range_ok(wva, (uint64_t)rows * k * 4) ||
+        total > M890_MAX_COPY || !m890_range_ok(dst, total * esz)) {
+        return m890_bad_field(q, "reduce range");
+    }
+    while (q->progress < total) {
+        if (!b->bytes) {
+            return M890_EXEC_MORE;
+        }
+        r = q->progress / hidden;
+        col = q->progress % hidden;
+        ncol = MIN(hidden - col, M890_REDUCE_COLS);
+        ret = m890_rw(s, q, idxva + r * k * 4, idx, k * 4, false);
+        if (!ret) {
+            ret = m890_rw(s, q, wva + r * k * 4, wbits, k * 4, false);
+        }
+        if (ret) {
+            return ret;
+        }
+        for (c = 0; c < ncol; c++) {
+            acc[c] = 0.0f;
+        }
+        for (j = 0; j < k; j++) {
+            uint32_t ix = le32_to_cpu(idx[j]), wb = le32_to_cpu(wbits[j]);
+
+            if (ix == M890_INDEX_NONE) {
+                continue;
+            }
+            if (__builtin_mul_overflow((uint64_t)ix, row_bytes, &off) ||
+                !m890_range_ok(src, off) ||
+                !m890_range_ok(src + off, row_bytes)) {
+                return m890_bad_field(q, "reduce index out of VA space");
+            }
+            ret = m890_rw(s, q, src + off + col * esz, s->bounce,
+                          ncol * esz, false);
+            if (ret) {
+                return ret;
+            }
+            memcpy(&w, &wb, 4);
+            for (c = 0; c < ncol; c++) {
+                float x = m890_load_elem(s->bounce + c * esz, esz);
+                float prod = w * x;
+
+                acc[c] = acc[c] + prod;
+            }
+        }
+        for (c = 0; c < ncol; c++) {
+            m890_store_elem(s->bounce + c * esz, esz, acc[c]);
+        }
+        ret = m890_rw(s, q, dst + (r * hidden + col) * esz, s->bounce,
+                      ncol * esz, true);
+        if (ret) {
+            return ret;
+        }
+        q->progress += ncol;
+        b->bytes -= MIN(b->bytes, (uint64_t)(k + 1) * ncol * esz);
+    }
+    return M890_EXEC_DONE;
+}
+
+/*
+ * OCP MX v1.0 element codecs.  A format has @mbits mantissa bits, exponent
+ * @bias and @maxcode, the code of the largest normal magnitude (saturation
+ * target).  Rounding is to nearest, ties to even (nearbyint in the default
+ * rounding mode).
+ */
+typedef struct M890MxFmt {
+    int mbits;
+    int bias;
+    int emax;           /* exponent of the largest normal */
+    unsigned int maxcode;
+    unsigned int signbit;
+} M890MxFmt;
+
+static const M890MxFmt m890_fp4 = { 1, 1, 2, 0x7, 0x8 };
+static const M890MxFmt m890_fp8 = { 3, 7, 8, 0x7e, 0x80 };
+
+static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
+{
+    unsigned int sign = signbit(v) ? f->signbit : 0, code;
+    double a = fabs(v), q;
+    int e, emin = 1 - f->bias;
+
+    if (isnan(v)) {
+        return f == &m890_fp8 ? 0x7f : 0;   /* E2M1 has no NaN */
+    }
+    if (a == 0) {
+        return sign;
+    }
+    frexp(a, &e);
+    e -= 1;                             /* a = 1.m * 2^e */
+    if (e > f->emax) {
+        return sign | f->maxcode;
+    }
+    if (e < emin) {
+        e = emin;                       /* subnormal spacing */
+        q = nearbyint(ldexp(a, f->mbits - e));
+        code = (unsigned int)q;
+    } else {
+        q = nearbyint(ldexp(a, f->mbits - e));
+        code = (unsigned int)((e + f->bias) << f->mbits) +
+               (unsigned int)q - (1u << f->mbits);
+    }
+    return sign | MIN(code, f->maxcode);
+}
+
+static double m890_mx_decode(const M890MxFmt *f, unsigned int code)
+{
+    unsigned int mag = code & (f->signbit - 1);
+    int exp = mag >> f->mbits, man = mag & ((1 << f->mbits) - 1);
+    double v;
+
+    if (f == &m890_fp8 && mag == 0x7f) {
+        return NAN;
+    }
+    if (exp == 0) {
+        v = ldexp(man, 1 - f->bias - f->mbits);
+    } else {
+        v = ldexp(man + (1 << f->mbits), exp - f->bias - f->mbits);
+    }
+    return (code & f->signbit) ? -v : v;
+}
+
+/* MX_QUANT and MX_DEQUANT: progress counts elements. */
+static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
+                        bool quant)
+{
+    const struct m890_pkt_mx *p = &q->pkt.mx;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t scale = le64_to_cpu(p->scale), count = le64_to_cpu(p->count);
+    const M890MxFmt *f;
+    unsigned int esz, n, i, j, nblk;
+    uint64_t mxbytes, mxoff, mxlen;
+    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
+    uint8_t *el = s->bounce;    /* M890_MX_STEP * 4 bytes fit */
+    int ret;
+
+    QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "mx reserved");
+    }
+    if (p->mx_dtype != M890_DTYPE_MXFP4 && p->mx_dtype != M890_DTYPE_MXFP8) {
+        return m890_bad_field(q, "mx dtype");
+    }
+    if (p->src_dtype != M890_DTYPE_FP32 && p->src_dtype != M890_DTYPE_BF16) {
+        return m890_bad_field(q, "mx src_dtype");
+    }
+    if (count % M890_MX_BLOCK || count > M890_MAX_COPY) {
+        return m890_bad_field(q, "mx count");
+    }
+    if (!count) {
+        return M890_EXEC_DONE;
+    }
+    f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
+    esz = p->src_dtype == M890_DTYPE_FP32 ? 4 : 2;
+    mxbytes = f == &m890_fp4 ? count / 2 : count;
+    if (!m890_range_ok(quant ? src : dst, count * esz) ||
+        !m890_range_ok(quant ? dst : src, mxbytes) ||
+        !m890_range_ok(scale, count / M890_MX_BLOCK)) {
+        return m890_bad_field(q, "mx range");
+    }
+    while (q->progress < count) {
+        if (!b->bytes) {
+            return M890_EXEC_MORE;
+        }
+        n = MIN(count - q->progress, M890_MX_STEP);
+        nblk = n / M890_MX_BLOCK;
+        mxoff = f == &m890_fp4 ? q->progress / 2 : q->progress;
+        mxlen = f == &m890_fp4 ? n / 2 : n;
+        if (quant) {
+            ret = m890_rw(s, q, src + q->progress * esz, el, n * esz, false);
+            if (ret) {
+                return ret;
+            }
+            memset(mx, 0, sizeof(mx));
+            for (i = 0; i < nblk; i++) {
+                float amax = 0;
+                bool bad = false;
+                int x, e;
+
+                for (j = 0; j < M890_MX_BLOCK; j++) {
+                    float v = m890_load_elem(el + (i * 32 + j) * esz, esz);
+
+                    if (!isfinite(v)) {
+                        bad = true;
+                    } else if (fabsf(v) > amax) {
+                        amax = fabsf(v);
+                    }
+                }
+                if (bad) {
+                    x = 128;                    /* scale NaN */
+                } else if (amax == 0) {
+                    x = -127;
+                } else {
+                    frexpf(amax, &e);
+                    x = MAX(MIN(e - 1 - f->emax, 127), -127);
+                }
+                sc[i] = x + 127;
+                for (j = 0; j < M890_MX_BLOCK; j++) {
+                    unsigned int e0 = i * 32 + j;
+                    double v = m890_load_elem(el + e0 * esz, esz);
+                    unsigned int code = bad ? m890_mx_encode(f, NAN) :
+                                        m890_mx_encode(f, ldexp(v, -x));
+
+                    if (f == &m890_fp4) {
+                        mx[e0 / 2] |= code << ((e0 & 1) * 4);
+                    } else {
+                        mx[e0] = code;
+                    }
+                }
+            }
+            ret = m890_rw(s, q, dst + mxoff, mx, mxlen, true);
+            if (!ret) {
+                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
+                              nblk, true);
+            }
+        } else {
+            ret = m890_rw(s, q, src + mxoff, mx, mxlen, false);
+            if (!ret) {
+                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
+                              nblk, false);
+            }
+            if (ret) {
+                return ret;
+            }
+            for (i = 0; i < n; i++) {
+                unsigned int code = f == &m890_fp4 ?
+                                    (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
+                uint8_t e8 = sc[i / M890_MX_BLOCK];
+                double v = e8 == 0xff ? NAN :
+                           ldexp(m890_mx_decode(f, code), e8 - 127);
+
+                m890_store_elem(el + i * esz, esz, (float)v);
+            }
+            ret = m890_rw(s, q, dst + q->progress * esz, el, n * esz, true);
+        }
+        if (ret) {
+            return ret;
+        }
+        q->progress += n;
+        b->bytes -= MIN(b->bytes, (uint64_t)n * (esz + 1));
+    }
+    return M890_EXEC_DONE;
+}
+
+int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+{
+    uint32_t hdr = le32_to_cpu(q->pkt.hdr);
+    uint32_t op = M890_PKT_OPCODE(hdr);
+
+    switch (op) {
+    case M890_PKT_NOP:
+    case M890_PKT_COPY:
+    case M890_PKT_COPY_2D:
+    case M890_PKT_FILL:
+    case M890_PKT_SIGNAL:
+    case M890_PKT_WAIT:
+    case M890_PKT_TIMESTAMP:
+    case M890_PKT_GATHER:
+    case M890_PKT_SCATTER:
+    case M890_PKT_REDUCE:
+    case M890_PKT_MX_QUANT:
+    case M890_PKT_MX_DEQUANT:
+    case M890_PKT_FENCE:
+        break;
+    default:
+        trace_m890_err_opcode(q->index, op);
+        qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
+                      q->index, op);
+        return M890_QERR_BAD_OPCODE;
+    }
+    if (M890_PKT_FLAGS(hdr) || (hdr & M890_PKT_HDR_RSVD)) {
+        return m890_bad_field(q, "header flags");
+    }
+    switch (op) {
+    case M890_PKT_NOP:
+        if (!m890_zero(&q->pkt.copy.src, 7) || q->pkt.dw[1]) {
+            return m890_bad_field(q, "nop reserved");
+        }
+        return M890_EXEC_DONE;
+    case M890_PKT_COPY:
+        return m890_exec_copy(s, q, b);
+    case M890_PKT_COPY_2D:
+        return m890_exec_copy_2d(s, q, b);
+    case M890_PKT_FILL:
+        return m890_exec_fill(s, q, b);
+    case M890_PKT_SIGNAL:
+        return m890_exec_signal(s, q, b);
+    case M890_PKT_WAIT:
+        return m890_exec_wait(s, q);
+    case M890_PKT_TIMESTAMP:
+        return m890_exec_timestamp(s, q);
+    case M890_PKT_GATHER:
+        return m890_exec_gather(s, q, b, false);
+    case M890_PKT_SCATTER:
+        return m890_exec_gather(s, q, b, true);
+    case M890_PKT_REDUCE:
+        return m890_exec_reduce(s, q, b);
+    case M890_PKT_MX_QUANT:
+        return m890_exec_mx(s, q, b, true);
+    case M890_PKT_MX_DEQUANT:
+        return m890_exec_mx(s, q, b, false);
+    default:
+        return m890_exec_fence(s, q);
+    }
+}

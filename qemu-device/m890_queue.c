@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DOC: M890 queues and command processor
+ *
+ * A queue is a ring of 64-byte packet slots in host memory.  A doorbell
+ * write only latches the new TAIL and schedules the device's bottom half;
+ * the bottom half walks the enabled queues round-robin and runs at most
+ * M890_BH_MAX_PACKETS packets or M890_BH_MAX_BYTES bytes per run before
+ * rescheduling itself, so no guest input can hold the main loop.  Each
+ * packet is copied out of the ring once into the queue's private copy and
+ * only that copy is validated and executed; a long packet keeps its copy
+ * and a progress counter across runs.
+ *
+ * A WAIT whose condition is false parks the queue (WAITING); it is
+ * re-checked when a SIGNAL runs on any card of the switch, and by a 10 us
+ * timer that is armed only while some queue waits.  Any packet error stops
+ * the queue, records the error and raises the event vector.
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/pci_device.h"
+
+#include "m890.h"
+#include "trace.h"
+
+void m890_queue_reset(M890State *s, M890Queue *q)
+{
+    q->enabled = false;
+    q->err = M890_QERR_NONE;
+    q->head = 0;
+    q->tail = 0;
+    q->have_pkt = false;
+    q->waiting = false;
+    q->progress = 0;
+    memset(&q->pkt, 0, sizeof(q->pkt));
+    s->qerr_status &= ~(1ull << q->index);
+}
+
+uint32_t m890_queue_status(M890State *s, M890Queue *q)
+{
+    uint32_t st = 0;
+
+    if (q->enabled) {
+        st |= M890_Q_STATUS_ENABLED;
+    }
+    if (q->head == q->tail && !q->have_pkt) {
+        st |= M890_Q_STATUS_IDLE;
+    }
+    if (q->waiting) {
+        st |= M890_Q_STATUS_WAITING;
+    }
+    if (q->err) {
+        st |= M890_Q_STATUS_ERROR | q->err << M890_Q_STATUS_ERR_SHIFT;
+    }
+    return st;
+}
+
+void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
+{
+    q->err = err;
+    q->err_head = q->head;
+    q->have_pkt = false;
+    q->waiting = false;
+    s->qerr_status |= 1ull << q->index;
+    trace_m890_err_queue(q->index, err, q->head);
+    qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u stopped, error %u at %u\n",
+                  q->index, err, q->head);
+    m890_raise_event(s, M890_EVT_QUEUE_ERROR);
+}
+
+static bool m890_queue_runnable(M890Queue *q)
+{
+    return q->enabled && !q->err && (q->have_pkt || q->head != q->tail);
+}
+
+void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val)
+{
+    if (val & ~(M890_Q_CONTROL_ENABLE | M890_Q_CONTROL_RESET)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "m890: queue %u reserved CONTROL bits 0x%x\n",
+                      q->index, val);
+    }
+    if (val & M890_Q_CONTROL_RESET) {
+        m890_queue_reset(s, q);
+        trace_m890_queue_reset(q->index);
+        return;
+    }
+    if (!(val & M890_Q_CONTROL_ENABLE)) {
+        q->enabled = false;
+        q->waiting = false;
+        trace_m890_queue_disable(q->index);
+        return;
+    }
+    if (q->enabled) {
+        return;
+    }
+    q->enabled = true;
+    trace_m890_queue_enable(q->index, q->ring_base, q->ring_order, q->asid);
+    if (q->err) {
+        return;
+    }
+    if (q->ring_base & 0xfff) {
+        trace_m890_err_ring_base(q->index, q->ring_base);
+        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        return;
+    }
+    if (q->ring_order < 4 || q->ring_order > 16) {
+        trace_m890_err_ring_order(q->index, q->ring_order);
+        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        return;
+    }
+    if (m890_queue_runnable(q)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail)
+{
+    M890Queue *q;
+
+    if (qid >= s->num_queues) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "m890: doorbell of queue %u beyond %u queues\n",
+                      qid, s->num_queues);
+        trace_m890_ub_doorbell(qid);
+        return;
+    }
+    q = &s->queues[qid];
+    q->tail = tail;
+    trace_m890_doorbell(qid, tail);
+    if (m890_queue_runnable(q)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/* Fetch the packet at HEAD into q->pkt.  Returns 0 or an enum m890_qerr. */
+static int m890_fetch(M890State *s, M890Queue *q)
+{
+    uint32_t entries = 1u << q->ring_order;
+    uint64_t slot_addr;
+
+    if (q->tail - q->head > entries) {
+        trace_m890_err_ring_overflow(q->index, q->head, q->tail);
+        return M890_QERR_BAD_RING;
+    }
+    slot_addr = q->ring_base + (uint64_t)(q->head & (entries - 1)) *
+                M890_PKT_SIZE;
+    if (pci_dma_read(PCI_DEVICE(s), slot_addr, &q->pkt, M890_PKT_SIZE)
+        != MEMTX_OK) {
+        trace_m890_err_ring_dma(q->index, slot_addr);
+        return M890_QERR_DMA;
+    }
+    q->have_pkt = true;
+    q->progress = 0;
+    q->crossed = false;
+    m890_advance_clock(s, M890_NS_PER_PACKET, 0);
+    trace_m890_fetch(q->index, q->head, le32_to_cpu(q->pkt.hdr));
+    return 0;
+}
+
+/*
+ * Run @q until it idles, waits, fails or the budget is used up.
+ * Returns true if the queue moved forward.
+ */
+static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
+{
+    bool moved = false;
+    int ret;
+
+    while (b->packets && b->bytes && m890_queue_runnable(q)) {
+        if (!q->have_pkt) {
+            ret = m890_fetch(s, q);
+            if (ret) {
+                m890_queue_error(s, q, ret);
+                return true;
+            }
+        }
+        ret = m890_execute(s, q, b);
+        switch (ret) {
+        case M890_EXEC_DONE:
+            q->have_pkt = false;
+            q->waiting = false;
+            q->head++;
+            b->packets--;
+            moved = true;
+            break;
+        case M890_EXEC_MORE:
+            return true;
+        case M890_EXEC_WAIT:
+            if (!q->waiting) {
+                trace_m890_queue_wait(q->index, q->head);
+            }
+            q->waiting = true;
+            return moved;
+        default:
+            m890_queue_error(s, q, ret);
+            return true;
+        }
+    }
+    return moved;
+}
+
+void m890_process_bh(void *opaque)
+{
+    M890State *s = opaque;
+    M890Budget b = {
+        .packets = M890_BH_MAX_PACKETS,
+        .bytes = M890_BH_MAX_BYTES,
+    };
+    bool moved = true, more = false, waiting = false;
+    unsigned int i, n = s->num_queues;
+
+    while (moved && b.packets && b.bytes) {
+        moved = false;
+        for (i = 0; i < n && b.packets && b.bytes; i++) {
+            M890Queue *q = &s->queues[(s->rr_next + i) % n];
+
+            moved |= m890_run_queue(s, q, &b);
+        }
+        s->rr_next = (s->rr_next + 1) % n;
+    }
+    for (i = 0; i < n; i++) {
+        M890Queue *q = &s->queues[i];
+
+        if (m890_queue_runnable(q)) {
+            if (q->waiting) {
+                waiting = true;
+            } else {
+                more = true;
+            }
+        }
+    }
+    if (more || (waiting && b.signalled)) {
+        qemu_bh_schedule(s->bh);
+    }
+    if (waiting && !timer_pending(s->wait_timer)) {
+        timer_mod(s->wait_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  M890_WAIT_POLL_NS);
+    }
+    trace_m890_bh_done(M890_BH_MAX_PACKETS - b.packets, more, waiting);
+}
+
+void m890_wait_timer_cb(void *opaque)
+{
+    M890State *s = opaque;
+
+    qemu_bh_schedule(s->bh);
+}
