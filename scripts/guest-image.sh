@@ -48,8 +48,11 @@ for d in bin tests; do
 	[ -d "$top/build/$d" ] && cp -a "$top/build/$d/." "$stage/usr/bin/"
 done
 [ -d "$top/build/lib" ] && cp -a "$top/build/lib/." "$stage/usr/lib/"
-libs=$(find "$stage/usr/bin" "$stage/usr/lib" -type f -perm -u+x 2>/dev/null |
-	xargs -r env LD_LIBRARY_PATH="$top/build/lib" ldd 2>/dev/null |
+elves=()
+while IFS= read -r -d '' f; do
+	[ "$(head -c 4 "$f")" = $'\x7fELF' ] && elves+=("$f")
+done < <(find "$stage/usr/bin" "$stage/usr/lib" -type f -print0)
+libs=$( { [ ${#elves[@]} = 0 ] || LD_LIBRARY_PATH="$top/build/lib" ldd "${elves[@]}" 2>/dev/null || true; } |
 	awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
 for l in $libs; do
 	case $l in "$top"/*) continue ;; esac
