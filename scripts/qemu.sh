@@ -6,7 +6,8 @@
 # m890-test as the last line on stdout.
 #
 # The binaries go to $M890_CACHE/qemu/bin-<qemu version>-<hash>, where the
-# hash covers qemu-device/, tests/qtest/ and the contract headers the device
+# hash covers qemu-device/, tests/qtest/, this script and the contract
+# headers the device
 # includes: an unchanged device never rebuilds QEMU.  The device sources are
 # copied into the QEMU tree as hw/m890/ only when they changed, so ninja
 # rebuilds incrementally.  Quiet when there is nothing to do; the build log
@@ -33,7 +34,8 @@ fail() {
 dev_files() {
 	(cd "$top" && find qemu-device tests/qtest -type f | LC_ALL=C sort
 	 echo include/m890_regs.h
-	 echo uapi/drm/m890_packets.h)
+	 echo uapi/drm/m890_packets.h
+	 echo scripts/qemu.sh)
 }
 
 # 1. Debian's QEMU 10.0 source tree.
@@ -93,6 +95,31 @@ grep -q "source m890/Kconfig" "$srcdir/hw/Kconfig" ||
 grep -q "'hw/m890'," "$srcdir/meson.build" ||
 	sed -i "s|^\(    \)'hw/nvme',|\1'hw/m890',\n\1'hw/nvme',|" "$srcdir/meson.build"
 grep -q "'hw/m890'," "$srcdir/meson.build" || fail "cannot patch trace_events_subdirs"
+# -object checks its type against the QAPI schema: declare icn-switch there.
+grep -q "IcnSwitchProperties" "$srcdir/qapi/qom.json" ||
+	/usr/bin/python3 - "$srcdir/qapi/qom.json" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+doc = """##
+# @IcnSwitchProperties:
+#
+# Properties for icn-switch objects (ICN Switch 1.0 fabric of M890 cards).
+#
+# @switch-id: switch identifier reported to the cards (default: 0)
+#
+# Since: 10.0
+##
+{ 'struct': 'IcnSwitchProperties',
+  'data': { '*switch-id': 'uint32' } }
+
+"""
+s = s.replace("##\n# @ObjectType:\n", doc + "##\n# @ObjectType:\n", 1)
+s = s.replace("\n    'input-barrier',\n", "\n    'icn-switch',\n    'input-barrier',\n", 1)
+s = s.replace("\n      'input-barrier':", "\n      'icn-switch':                 'IcnSwitchProperties',\n      'input-barrier':", 1)
+open(p, "w").write(s)
+PY
+grep -q "'icn-switch':" "$srcdir/qapi/qom.json" || fail "cannot patch qapi/qom.json"
 grep -q "m890-test" "$srcdir/tests/qtest/meson.build" ||
 	sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['m890-test']|" \
 		"$srcdir/tests/qtest/meson.build"
