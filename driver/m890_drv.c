@@ -105,31 +105,58 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	info->max_submit_packets = M890_MAX_SUBMIT;
 }
 
+/* Copy @len valid bytes of @obj to the user, zero the rest of @size. */
+static int m890_query_copy(struct drm_m890_query *args, const void *obj, u32 len)
+{
+	void __user *ptr = u64_to_user_ptr(args->data);
+	u32 n = min(args->size, len);
+
+	if (copy_to_user(ptr, obj, n))
+		return -EFAULT;
+	if (args->size > n && clear_user(ptr + n, args->size - n))
+		return -EFAULT;
+	args->size = n;
+	return 0;
+}
+
+static int m890_query_queue_state(struct drm_file *file, struct drm_m890_query *args)
+{
+	struct drm_m890_queue_state st = { };
+	u32 n = min_t(u32, args->size, sizeof(st));
+
+	if (n < sizeof(st.queue_id))
+		return -EINVAL;
+	if (copy_from_user(&st, u64_to_user_ptr(args->data), n))
+		return -EFAULT;
+	return m890_queue_state(file->driver_priv, &st) ?:
+	       m890_query_copy(args, &st, sizeof(st));
+}
+
 static int m890_query_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
 	struct drm_m890_query *args = data;
 	struct drm_m890_device_info info;
-	void __user *ptr = u64_to_user_ptr(args->data);
-	u32 len;
 
 	if (args->pad || args->pad2)
 		return -EINVAL;
-	if (args->type != DRM_M890_QUERY_DEVICE_INFO)
+
+	switch (args->type) {
+	case DRM_M890_QUERY_DEVICE_INFO:
+		if (!args->size) {
+			args->size = sizeof(info);
+			return 0;
+		}
+		m890_fill_info(to_m890(dev), &info);
+		return m890_query_copy(args, &info, sizeof(info));
+	case DRM_M890_QUERY_QUEUE_STATE:
+		if (!args->size) {
+			args->size = sizeof(struct drm_m890_queue_state);
+			return 0;
+		}
+		return m890_query_queue_state(file, args);
+	default:
 		return -EINVAL;
-
-	if (!args->size) {
-		args->size = sizeof(info);
-		return 0;
 	}
-
-	m890_fill_info(to_m890(dev), &info);
-	len = min_t(u32, args->size, sizeof(info));
-	if (copy_to_user(ptr, &info, len))
-		return -EFAULT;
-	if (args->size > len && clear_user(ptr + len, args->size - len))
-		return -EFAULT;
-	args->size = len;
-	return 0;
 }
 
 static const struct drm_ioctl_desc m890_ioctls[] = {

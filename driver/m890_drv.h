@@ -337,6 +337,7 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 void m890_file_queues_fini(struct m890_file *mfile);
+int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st);
 void m890_queue_hw_error(struct m890_device *mdev, u32 q);
 void m890_queues_unplug(struct m890_device *mdev);
 

@@ -422,6 +422,27 @@ void m890_file_queues_fini(struct m890_file *mfile)
 	}
 }
 
+/**
+ * m890_queue_state() - fill DRM_M890_QUERY_QUEUE_STATE.
+ * @mfile: caller's file.
+ * @st: in: queue_id; the rest is filled in.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st)
+{
+	struct m890_queue *q = m890_queue_lookup(mfile, st->queue_id);
+
+	if (!q)
+		return -ENOENT;
+	m890_fence_process(q);
+	st->error = READ_ONCE(q->dead);
+	st->submitted_seqno = READ_ONCE(q->seqno);
+	st->completed_seqno = le64_to_cpu(READ_ONCE(*q->fence_cpu));
+	m890_queue_put(&q);
+	return 0;
+}
+
 static u32 m890_queue_space(struct m890_queue *q)
 {
 	return M890_RING_ENTRIES - (q->tail - READ_ONCE(q->done_tail));

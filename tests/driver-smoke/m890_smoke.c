@@ -112,6 +112,17 @@ static int wait_point(int fd, uint32_t syncobj, uint64_t point)
 	return ret;
 }
 
+static int queue_state(int fd, uint32_t queue, struct drm_m890_queue_state *st)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_QUEUE_STATE, .size = sizeof(*st), .data = (uintptr_t)st,
+	};
+
+	memset(st, 0, sizeof(*st));
+	st->queue_id = queue;
+	return xioctl(fd, DRM_IOCTL_M890_QUERY, &q);
+}
+
 static void pkt_fill(union m890_packet *p, uint64_t dst, uint64_t size, uint32_t pattern)
 {
 	memset(p, 0, sizeof(*p));
@@ -146,6 +157,7 @@ static int test_card(const char *path, struct drm_m890_device_info *info)
 	struct drm_m890_query q = { .type = DRM_M890_QUERY_DEVICE_INFO };
 	struct drm_m890_queue_create qc = { 0 };
 	union m890_packet pkts[4];
+	struct drm_m890_queue_state st;
 	struct bo host, hbm;
 	uint64_t seqno;
 	int fd, ret;
@@ -196,7 +208,12 @@ static int test_card(const char *path, struct drm_m890_device_info *info)
 	pkt_fill(&pkts[0], 0x1000, 4096, 1);	/* below va_start: never mapped */
 	ret = submit(fd, qc.queue_id, pkts, 1, &seqno);
 	ret = ret ? ret : wait_point(fd, qc.syncobj, seqno);
-	CHECK(ret == -EFAULT, "%s: faulting FILL fails its point with EFAULT (%d)", path, ret);
+	CHECK(ret == 1 || ret == -EFAULT, "%s: faulting FILL signals its point (%d)", path, ret);
+	ret = queue_state(fd, qc.queue_id, &st);
+	CHECK(!ret && st.error == -EFAULT && st.submitted_seqno == seqno &&
+	      st.completed_seqno == seqno - 1,
+	      "%s: queue state: error %d, submitted %llu, completed %llu", path, st.error,
+	      (unsigned long long)st.submitted_seqno, (unsigned long long)st.completed_seqno);
 	memset(&pkts[0], 0, sizeof(pkts[0]));
 	ret = submit(fd, qc.queue_id, pkts, 1, &seqno);
 	CHECK(ret == -EIO, "%s: stopped queue refuses work with EIO (%d)", path, ret);

@@ -36,6 +36,7 @@ enum drm_m890_ioctl_nr {
 
 enum drm_m890_query_type {
 	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */
+	DRM_M890_QUERY_QUEUE_STATE = 2,	/* struct drm_m890_queue_state */
 };
 
 /**
@@ -82,6 +83,26 @@ struct drm_m890_device_info {
 	__u64 capabilities;
 	__u32 max_submit_packets;
 	__u32 pad;
+};
+
+/**
+ * struct drm_m890_queue_state - returned by DRM_M890_QUERY_QUEUE_STATE.
+ * @queue_id: in: a queue of this file (the query's @size must cover it).
+ *            -ENOENT for an unknown queue.
+ * @error: returned 0 while the queue runs, else the negative errno its
+ *         failed work was signalled with (-EFAULT MMU fault, -EIO other
+ *         execution error, -ETIMEDOUT job timeout, -ENODEV card removed).
+ *         Timeline syncobj points do not keep fence errors once signalled,
+ *         so this is where a sticky queue error is read.
+ * @submitted_seqno: returned last seqno handed out by DRM_M890_SUBMIT.
+ * @completed_seqno: returned last seqno the card completed (its fence
+ *                   word); work after it did not run when @error is set.
+ */
+struct drm_m890_queue_state {
+	__u32 queue_id;
+	__s32 error;
+	__u64 submitted_seqno;
+	__u64 completed_seqno;
 };
 
 /* BO placement, exactly one of them in drm_m890_bo_create.flags. */
