@@ -15,12 +15,15 @@
 
 static int passed, failed;
 
+/* One TAP line per check. */
 #define CHECK(cond) do { \
     if (cond) { \
         passed++; \
+        printf("ok %d - %s\n", passed + failed, #cond); \
     } else { \
         failed++; \
-        fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+        printf("not ok %d - %s:%d: %s\n", passed + failed, __FILE__, \
+               __LINE__, #cond); \
     } \
 } while (0)
 
@@ -178,6 +181,7 @@ int main(void)
     test_reach();
     test_counters();
     CHECK(owner_events > 0);
+    printf("1..%d\n", passed + failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

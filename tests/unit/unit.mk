@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Host unit tests: each is built plain (build/unit) and with ASan/UBSan
+# (build/unit-san); both print TAP and a "N passed, N failed" line.
+
+UNIT_CORE_SRC := qemu-device/icn/icn_switch_core.c tests/unit/icn_switch_core_test.c
+UNIT_CORE_DEPS := $(UNIT_CORE_SRC) qemu-device/icn/icn_switch_core.h include/m890_regs.h
+UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
+	-Iinclude -Iqemu-device/icn
+
+$(BUILD)/unit/icn_switch_core_test: $(UNIT_CORE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_CORE_SRC) -lpthread -o $@
+
+$(BUILD)/unit-san/icn_switch_core_test: $(UNIT_CORE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all $(UNIT_CORE_SRC) -lpthread -o $@
+
+.PHONY: unit
+unit: $(BUILD)/unit/icn_switch_core_test $(BUILD)/unit-san/icn_switch_core_test
+userspace: unit
