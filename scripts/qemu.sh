@@ -7,8 +7,7 @@
 #
 # The binaries go to $M890_CACHE/qemu/bin-<qemu version>-<hash>, where the
 # hash covers qemu-device/, tests/qtest/, this script and the contract
-# headers the device
-# includes: an unchanged device never rebuilds QEMU.  The device sources are
+# headers the device includes: an unchanged device never rebuilds QEMU.  The device sources are
 # copied into the QEMU tree as hw/m890/ only when they changed, so ninja
 # rebuilds incrementally.  Quiet when there is nothing to do; the build log
 # is $M890_CACHE/qemu/build.log and its tail is printed on failure.
@@ -59,7 +58,8 @@ qver=${srcdir##*/qemu-}
 hash=$(cd "$top" && dev_files | while read -r f; do
 	echo "$f"; sha256sum <"$f"; done | sha256sum | cut -c1-12)
 bindir=$qroot/bin-$qver-$hash
-if [ -x "$bindir/qemu-system-x86_64" ] && [ -x "$bindir/m890-test" ]; then
+if [ -x "$bindir/qemu-system-x86_64" ] && [ -x "$bindir/m890-test" ] &&
+   [ -e "$qroot/share/qemu" ]; then
 	echo "$bindir"
 	exit 0
 fi
@@ -137,7 +137,11 @@ echo "qemu.sh: building qemu $qver with the m890 device (log: $log)" >&2
 nice ninja -C "$bdir" -j 2 qemu-system-x86_64 tests/qtest/m890-test >"$log" 2>&1 ||
 	fail "build failed"
 
-# 6. Install into a content-addressed directory.
+# 6. Install into a content-addressed directory.  QEMU looks for its
+# firmware in ../share/qemu relative to the binary: point that at Debian's
+# qemu-system-data, so that qtests (which cannot pass -L) find bios-256k.bin.
+mkdir -p "$qroot/share"
+[ -e "$qroot/share/qemu" ] || ln -sfn /usr/share/qemu "$qroot/share/qemu"
 tmp=$bindir.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"

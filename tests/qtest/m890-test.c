@@ -33,6 +33,7 @@
 typedef struct Card {
     QPCIDevice *dev;
     QPCIBar bar0, hbm;
+    uint64_t hbm_bar_size;
     uint64_t ctx;               /* context table */
     uint64_t ring[NQ];
     uint64_t fence[NQ];
@@ -197,7 +198,6 @@ static void hbm_set(Card *c, uint64_t off, int byte, size_t n)
 static void test_ident(void)
 {
     Card *c = &cards[0];
-    uint64_t size;
 
     g_assert_cmphex(qpci_config_readw(c->dev, PCI_VENDOR_ID), ==,
                     M890_PCI_VENDOR_ID);
@@ -219,8 +219,7 @@ static void test_ident(void)
     g_assert_cmphex(rd(c, M890_REG_SCRATCH), ==, 0x12345678);
     g_assert_cmphex(rd(c, 0x6000), ==, 0);      /* unknown register */
     wr(c, 0x6000, 1);
-    qpci_iomap(c->dev, M890_BAR_HBM, &size);
-    g_assert_cmpuint(size, ==, HBM_SIZE);
+    g_assert_cmpuint(c->hbm_bar_size, ==, HBM_SIZE);
     g_assert_cmpuint(qpci_msix_table_size(c->dev), ==, 1 + NQ);
     wr(c, M890_REG_SW_CMD, M890_SW_OP_INFO);
     g_assert_cmpuint(rd(c, M890_REG_SW_STATUS), ==, M890_SW_OK);
@@ -528,7 +527,7 @@ static void card_init(int i)
     g_assert(c->dev);
     qpci_device_enable(c->dev);
     c->bar0 = qpci_iomap(c->dev, M890_BAR_REGS, NULL);
-    c->hbm = qpci_iomap(c->dev, M890_BAR_HBM, NULL);
+    c->hbm = qpci_iomap(c->dev, M890_BAR_HBM, &c->hbm_bar_size);
     qpci_msix_enable(c->dev);
     setup_mmu(i);
     for (q = 0; q < NQ; q++) {
@@ -543,7 +542,10 @@ int main(int argc, char **argv)
     int ret;
 
     g_test_init(&argc, &argv, NULL);
-    qs = qtest_pc_boot("-machine q35 -object icn-switch,id=sw0 "
+    /* the firmware only has to load (qtest runs no guest code) */
+    qs = qtest_pc_boot("-machine q35 -bios bios-microvm.bin -vga none "
+                       "-nodefaults "
+                       "-object icn-switch,id=sw0 "
                        "-object memory-backend-ram,id=hbm0,size=16M "
                        "-object memory-backend-ram,id=hbm1,size=16M "
                        "-device m890,memdev=hbm0,switch=sw0,port=0,"
