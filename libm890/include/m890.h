@@ -449,6 +449,19 @@ m890_status_t m890_event_query(m890_event_t event);
 m890_status_t m890_event_elapsed_time(m890_event_t start, m890_event_t end,
 				      int64_t *wall_ns, int64_t *device_ns);
 
+/**
+ * m890_event_get_timestamp() - absolute times of a completed event.
+ * @wall_ns: returned CLOCK_MONOTONIC time (ns) at which the host saw the
+ *           event complete (its fence's signal time), may be NULL.  Fences
+ *           completed together share one time: use it for end-to-end
+ *           timing from a host clock_gettime(CLOCK_MONOTONIC) reading.
+ * @device_ns: returned modelled device clock (ns) of the TIMESTAMP, may be
+ *             NULL.
+ * M890_NOT_READY if the event has not completed.
+ */
+m890_status_t m890_event_get_timestamp(m890_event_t event, int64_t *wall_ns,
+				       uint64_t *device_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -204,3 +204,24 @@ M890_EXPORT m890_status_t m890_event_elapsed_time(m890_event_t start,
 		*device_ns = (int64_t)(end->device_ns - start->device_ns);
 	return M890_SUCCESS;
 }
+
+M890_EXPORT m890_status_t m890_event_get_timestamp(m890_event_t ev,
+						   int64_t *wall_ns,
+						   uint64_t *device_ns)
+{
+	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
+
+	if (st)
+		return st;
+	if (!wall_ns && !device_ns)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "m890_event_get_timestamp: no output");
+	st = event_wait(ev, 0);
+	if (st)
+		return st;
+	if (wall_ns)
+		*wall_ns = ev->wall_ns;
+	if (device_ns)
+		*device_ns = ev->device_ns;
+	return M890_SUCCESS;
+}

@@ -164,6 +164,19 @@ int main(void)
 		TAP_STATUS(m890_event_elapsed_time(e0, e1, NULL, NULL),
 			   M890_ERROR_INVALID_ARGUMENT);
 	}
+	{
+		int64_t w0 = 0, w1 = 0;
+		uint64_t d0 = 0, d1 = 0;
+
+		TAP_STATUS(m890_event_get_timestamp(e0, &w0, &d0), M890_SUCCESS);
+		TAP_STATUS(m890_event_get_timestamp(e1, &w1, &d1), M890_SUCCESS);
+		tap_ok(w0 > 0 && w1 >= w0 && d1 > d0,
+		       "absolute timestamps ordered (wall %lld..%lld, device %llu..%llu)",
+		       (long long)w0, (long long)w1, (unsigned long long)d0,
+		       (unsigned long long)d1);
+		TAP_STATUS(m890_event_get_timestamp(e0, NULL, NULL),
+			   M890_ERROR_INVALID_ARGUMENT);
+	}
 	TAP_STATUS(m890_event_record((m890_event_t)(void *)s, s), M890_ERROR_INVALID_HANDLE);
 
 	/* A copy to an unmapped VA faults: sticky async error. */
