@@ -49,7 +49,7 @@ mem=$((1024 + cards * 16))
 args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 earlyprintk=ttyS0 quiet loglevel=4 panic=-1 pci=realloc$noload"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr$noload"
 	-object icn-switch,id=sw0)
 for ((i = 0; i < cards; i++)); do
 	args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
@@ -63,7 +63,7 @@ fi
 mkdir -p "$(dirname "$log")"
 set +e
 timeout --foreground -k 5 "$timeout" "$QEMU" "${args[@]}" </dev/null 2>&1 |
-	tr -d '\r' | tee "$log" | grep -v -E '^M890-EXIT=|^\[ *[0-9.]+\] (reboot|ACPI)'
+	sed -u 's/\r$//' | tee "$log" | grep -v -E '^M890-EXIT=|^\[ *[0-9.]+\] (reboot|ACPI)'
 qrc=${PIPESTATUS[0]}
 set -e
 rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$log" | tail -n1)
