@@ -59,6 +59,15 @@ fi
 t "port set 999: exits 1" test "$(rc icnctl port set 999 state up)" = 1
 cat $err | sed 's/^/# /'
 
+# Without CAP_NET_ADMIN (capabilities dropped): changes refused, reads work.
+icnctl-nocap icnctl port set 0 state down >$out 2>$err
+r=$?
+t "no CAP_NET_ADMIN: port set exits 1" test "$r" = 1
+t "no CAP_NET_ADMIN: message names the capability" grep -q 'operation not permitted: need CAP_NET_ADMIN' $err
+cat $err | sed 's/^/# /'
+t "no CAP_NET_ADMIN: port show works" icnctl-nocap icnctl port show 0 >/dev/null
+t "port 0 still up" test "$(icnctl -j port show 0 | icnctl-json 0 admin)" = up
+
 if id user >/dev/null 2>&1 && command -v su >/dev/null &&
    su user -c 'icnctl -V' >/dev/null 2>&1; then
 	su user -c 'icnctl port set 0 state down' >$out 2>$err

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 #
 # icnctl guest tests: build/tests/icnctl-test-basic (TAP shell script) and
-# its JSON checker build/tests/icnctl-json.  Needs icnctl/icnctl.mk.
+# its helpers build/tests/icnctl-json (JSON checker) and
+# build/tests/icnctl-nocap (runs a command without capabilities).  Needs icnctl/icnctl.mk.
 
 M890_BUILD ?= build
 
-ICNCTL_TEST_BINS := $(M890_BUILD)/tests/icnctl-test-basic $(M890_BUILD)/tests/icnctl-json
+ICNCTL_TEST_BINS := $(M890_BUILD)/tests/icnctl-test-basic $(M890_BUILD)/tests/icnctl-json \
+	$(M890_BUILD)/tests/icnctl-nocap
 
 .PHONY: icnctl-tests userspace
 
@@ -21,3 +23,7 @@ $(M890_BUILD)/tests/icnctl-json: tests/icnctl/icnctl_json.c
 	@mkdir -p $(@D)
 	$(CC) $(ICNCTL_WARN) -O2 -g $(shell pkg-config --cflags json-c) -o $@ $< \
 		$(shell pkg-config --libs json-c)
+
+$(M890_BUILD)/tests/icnctl-nocap: tests/icnctl/nocap.c
+	@mkdir -p $(@D)
+	$(CC) $(ICNCTL_WARN) -O2 -g -o $@ $<
