@@ -70,7 +70,7 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 	buf->handle = args.handle;
 	buf->flags = flags;
 	buf->bytes = bytes;
-	buf->alloc_bytes = bytes;
+	buf->alloc_bytes = args.size > bytes ? args.size : bytes;
 	buf->va = args.va;
 	buf->mmap_offset = args.mmap_offset;
 	st = m890_obj_register(buf);

@@ -101,6 +101,7 @@ struct m890_event {
 /* status.c */
 m890_status_t m890_fail(m890_status_t st, const char *fmt, ...) M890_PRINTF(2, 3);
 m890_status_t m890_errno_status(int err);
+const char *m890_last_detail(void);
 m890_status_t m890_fail_errno(int err, const char *fmt, ...) M890_PRINTF(2, 3);
 
 /* handle.c */

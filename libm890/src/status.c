@@ -16,6 +16,7 @@
 #include "internal.h"
 
 static _Thread_local char last_error[512];
+static _Thread_local char last_detail[512];	/* without the status suffix */
 
 static const char *const status_names[M890_STATUS_COUNT] = {
 	[M890_SUCCESS] = "success",
@@ -49,6 +50,12 @@ M890_EXPORT const char *m890_get_last_error(void)
 	return last_error;
 }
 
+/* The last error's message without the trailing status name. */
+const char *m890_last_detail(void)
+{
+	return last_detail;
+}
+
 M890_EXPORT m890_status_t m890_get_version(int *version)
 {
 	if (!version)
@@ -63,17 +70,19 @@ static void set_message(m890_status_t st, const char *fmt, va_list ap,
 {
 	int n;
 
-	n = vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	char detail[sizeof(last_detail)];
+
+	/* Format first: an argument may be m890_last_detail() itself. */
+	n = vsnprintf(detail, sizeof(detail), fmt, ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n >= sizeof(last_error))
-		n = sizeof(last_error) - 1;
+	if ((size_t)n >= sizeof(detail))
+		n = sizeof(detail) - 1;
 	if (err)
-		snprintf(last_error + n, sizeof(last_error) - n, ": %s (%s)",
-			 strerror(err), m890_status_string(st));
-	else
-		snprintf(last_error + n, sizeof(last_error) - n, " (%s)",
-			 m890_status_string(st));
+		snprintf(detail + n, sizeof(detail) - n, ": %s", strerror(err));
+	memcpy(last_detail, detail, sizeof(detail));
+	snprintf(last_error, sizeof(last_error), "%.400s (%s)", detail,
+		 m890_status_string(st));
 }
 
 m890_status_t m890_fail(m890_status_t st, const char *fmt, ...)

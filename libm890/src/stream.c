@@ -162,6 +162,36 @@ static int64_t deadline(uint64_t timeout_ns)
 	return now + (int64_t)timeout_ns;
 }
 
+/*
+ * Second opinion on a signalled point: the driver's queue state keeps the
+ * queue's error even when the timeline no longer holds the failed fence.
+ * Drivers without DRM_M890_QUERY_QUEUE_STATE (-EINVAL) are not an error.
+ */
+static m890_status_t queue_state_check(struct m890_stream *s, uint64_t seqno)
+{
+	struct drm_m890_queue_state qs;
+	struct drm_m890_query q;
+	m890_status_t st;
+
+	memset(&qs, 0, sizeof(qs));
+	qs.queue_id = s->queue_id;
+	memset(&q, 0, sizeof(q));
+	q.type = DRM_M890_QUERY_QUEUE_STATE;
+	q.size = sizeof(qs);
+	q.data = (uint64_t)(uintptr_t)&qs;
+	if (drmIoctl(s->dev->fd, DRM_IOCTL_M890_QUERY, &q))
+		return M890_SUCCESS;
+	if (!qs.error || qs.completed_seqno >= seqno)
+		return M890_SUCCESS;
+	st = m890_errno_status(-qs.error);
+	if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
+	    st != M890_ERROR_TIMEOUT && st != M890_ERROR_NO_DEVICE)
+		st = M890_ERROR_DEVICE_ERROR;
+	return m890_fail(st, "work failed on the device after point %llu: %s",
+			 (unsigned long long)qs.completed_seqno,
+			 strerror(-qs.error));
+}
+
 /* Wait for point @seqno of @s, then check its outcome. */
 m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 				     uint64_t timeout_ns)
@@ -192,12 +222,15 @@ m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 				       s->dev->node, s->queue_id);
 	}
 	st = m890_point_status(s->dev->fd, s->syncobj, seqno, NULL);
+	if (st == M890_SUCCESS)
+		st = queue_state_check(s, seqno);
 	if (st == M890_NOT_READY)
 		return st;
 	if (st != M890_SUCCESS) {
 		if (st == M890_ERROR_DEVICE_FAULT || st == M890_ERROR_DEVICE_ERROR ||
-		    st == M890_ERROR_CANCELED || st == M890_ERROR_TIMEOUT)
-			return set_async_error(s, st, m890_get_last_error());
+		    st == M890_ERROR_CANCELED || st == M890_ERROR_TIMEOUT ||
+		    st == M890_ERROR_NO_DEVICE)
+			return set_async_error(s, st, m890_last_detail());
 		return st;	/* could not read the status: not sticky */
 	}
 	if (seqno > s->done_seqno)

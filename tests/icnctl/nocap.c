@@ -3,11 +3,14 @@
  * DOC: icnctl-nocap - run a command with no capabilities
  *
  * The icnctl tests use it to see the permission error of a change without
- * needing a second user account: it clears the effective, permitted and
- * inheritable capability sets (capset) and executes its arguments.
+ * needing a second user account: it drops every capability from the
+ * bounding set (so that exec as root does not grant them again), clears
+ * the effective, permitted and inheritable sets and executes its
+ * arguments.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +25,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: icnctl-nocap COMMAND [ARGS...]\n");
 		return 2;
 	}
+	for (int cap = 0; cap < 64; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);	/* EINVAL past the last */
 	memset(&hdr, 0, sizeof(hdr));
 	memset(data, 0, sizeof(data));
 	hdr.version = _LINUX_CAPABILITY_VERSION_3;
