@@ -328,6 +328,7 @@ int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		goto out_put;
 
 	args->handle = handle;
+	args->size = obj->size;
 	args->va = bo->va_node.start;
 	args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
 out_put:

@@ -295,7 +295,7 @@ TEST_F(dev, query_truncated_and_extended)
 TEST_F(dev, query_bad_type)
 {
 	struct drm_m890_device_info info;
-	static const __u32 types[] = { 0, 2, 0x100, 0xffffffff };
+	static const __u32 types[] = { 0, 0x100, 0xffffffff };
 	size_t i;
 
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {

@@ -112,7 +112,8 @@ struct drm_m890_queue_state {
 
 /**
  * struct drm_m890_bo_create - allocate a buffer object.
- * @size: bytes, > 0; rounded up to 4 KiB (host) or 64 KiB (HBM).
+ * @size: bytes, > 0; rounded up to 4 KiB (host) or 64 KiB (HBM) and
+ *        returned rounded.
  *        -EINVAL for 0, -E2BIG past the VA space, -ENOMEM (host) or
  *        -ENOSPC (HBM) when memory is short.
  * @flags: one DRM_M890_BO_* placement.
