@@ -292,13 +292,19 @@ int main(int argc, char **argv)
 		}
 		{
 			double wall_s = (double)(t1 - t0) * 1e-9;
-			double algbw = (double)total / wall_s / 1e9;
-			double busbw = algbw * (n - 1) / n;
 			double dev_algbw = max_dev > 0 ?
 				(double)total / (double)max_dev : 0.0;
 
-			printf("# total %" PRIu64 " bytes in %.1f us wall: algbw %.2f GB/s busbw %.2f GB/s\n",
-			       total * (uint64_t)n, wall_s * 1e6, algbw, busbw);
+			if (t1 > t0) {
+				double algbw = (double)total / wall_s / 1e9;
+
+				printf("# total %" PRIu64 " bytes in %.1f us wall: algbw %.2f GB/s busbw %.2f GB/s\n",
+				       total * (uint64_t)n, wall_s * 1e6, algbw,
+				       algbw * (n - 1) / n);
+			} else {
+				printf("# total %" PRIu64 " bytes: wall time below the clock's resolution\n",
+				       total * (uint64_t)n);
+			}
 			printf("# modelled device time %.1f us: algbw %.2f GB/s busbw %.2f GB/s\n",
 			       max_dev / 1e3, dev_algbw, dev_algbw * (n - 1) / n);
 		}
