@@ -10,6 +10,7 @@ set -euo pipefail
 krel=$1 kroot=$2 out=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
+chmod 755 "$stage"
 trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,usr/lib,lib/modules,proc,sys,dev,tmp,root,etc,run,var/log,home/user}
