@@ -592,7 +592,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t total, r, col, row_bytes, off;
     int ret;
 
-    if (p->rsvd0 || p->rsvd[0]) {
+    if (p->rsvd0 || p->rsvd1 || p->rsvd2) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {

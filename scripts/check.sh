@@ -48,6 +48,9 @@ for t in "$top"/build/unit/*_test "$top"/build/unit-san/*_test; do
 	run_suite "unit-$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
 done
 
+# Kernel coding style of the driver and its shared headers.
+run_suite checkpatch "$top/scripts/checkpatch.sh"
+
 # 2. Device model qtests.
 for t in "${QTEST_DIR:?}"/*-test; do
 	[ -x "$t" ] || continue

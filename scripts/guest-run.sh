@@ -60,14 +60,15 @@ done
 if [ "$interactive" = 1 ]; then
 	exec "$QEMU" "${args[@]}"
 fi
-[ -n "$log" ] || log=$work/console.log
-mkdir -p "$(dirname "$log")"
+# The status is read from a private copy: concurrent runs may share $log.
+[ -n "$log" ] || log=/dev/null
+[ "$log" = /dev/null ] || mkdir -p "$(dirname "$log")"
 set +e
 timeout --foreground -k 5 "$timeout" "$QEMU" "${args[@]}" </dev/null 2>&1 |
-	sed -u 's/\r$//' | tee "$log" | grep -v -E '^M890-EXIT=|^\[ *[0-9.]+\] (reboot|ACPI)'
+	sed -u 's/\r$//' | tee "$work/console.log" "$log" | grep -v -E '^M890-EXIT=|^\[ *[0-9.]+\] (reboot|ACPI)'
 qrc=${PIPESTATUS[0]}
 set -e
-rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$log" | tail -n1)
+rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$work/console.log" | tail -n1)
 if [ -z "$rc" ]; then
 	if [ "$qrc" = 124 ]; then
 		echo "guest-run: guest timed out after ${timeout}s (log: $log)" >&2

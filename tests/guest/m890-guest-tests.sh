@@ -59,6 +59,10 @@ check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tm
 # Module reload: unload with no clients, load again, nodes come back.
 check "rmmod m890" rmmod m890
 check "no accel nodes after rmmod" test "$(accel_count)" = 0
+check "no m890 module state after rmmod" test ! -e /sys/module/m890
+check "no accel debugfs entries after rmmod" sh -c '! ls /sys/kernel/debug/accel/* >/dev/null 2>&1'
+check "icnctl names the unloaded driver" sh -c \
+	'! icnctl port show >/tmp/nodrv 2>&1 && grep -qi "driver" /tmp/nodrv'
 check "insmod m890 again" insmod /lib/modules/m890.ko
 check "accel nodes back after insmod" test "$(accel_count)" = "$cards"
 check "m890-a2a after reload" sh -c 'm890-a2a >/tmp/a2a2.log 2>&1 || { cat /tmp/a2a2.log; exit 1; }'

@@ -20,3 +20,13 @@ $(BUILD)/unit-san/icn_switch_core_test: $(UNIT_CORE_DEPS)
 .PHONY: unit
 unit: $(BUILD)/unit/icn_switch_core_test $(BUILD)/unit-san/icn_switch_core_test
 userspace: unit
+
+# uAPI layout: compile-time size and offset checks of every struct.
+UNIT_UAPI_CFLAGS := -std=c11 -Wall -Wextra -Werror -Iuapi -Iuapi/drm $(shell pkg-config --cflags libdrm)
+$(BUILD)/unit/uapi_layout_test: tests/unit/uapi_layout_test.c $(wildcard uapi/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_UAPI_CFLAGS) $< -o $@
+$(BUILD)/unit-san/uapi_layout_test: tests/unit/uapi_layout_test.c $(wildcard uapi/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_UAPI_CFLAGS) -fsanitize=address,undefined $< -o $@
+unit: $(BUILD)/unit/uapi_layout_test $(BUILD)/unit-san/uapi_layout_test

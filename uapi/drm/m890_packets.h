@@ -187,7 +187,8 @@ struct m890_pkt_reduce {
 	__u64 weight;
 	__u32 rows;
 	__u32 hidden;
-	__u64 rsvd[1];
+	__u64 rsvd1;
+	__u64 rsvd2;
 };
 
 /**
@@ -210,6 +211,8 @@ struct m890_pkt_mx {
 	__u64 rsvd[3];
 };
 
+#define M890_FENCE_F_IRQ	(1u << 0)
+
 /** struct m890_pkt_fence - kernel-only completion marker (§7.12). */
 struct m890_pkt_fence {
 	__u32 hdr;
@@ -217,7 +220,6 @@ struct m890_pkt_fence {
 	__u64 value;		/* stored to Q_FENCE_VALUE and Q_FENCE_ADDR */
 	__u64 rsvd[6];
 };
-#define M890_FENCE_F_IRQ	(1u << 0)
 
 /** union m890_packet - any packet, as laid out in a ring slot. */
 union m890_packet {
