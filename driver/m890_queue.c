@@ -554,7 +554,8 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_unlock;
 	}
 	if (READ_ONCE(q->dead)) {
-		ret = -EIO;
+		/* A queue being destroyed is gone; any other death is an error. */
+		ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
 		goto out_unlock;
 	}
 	if (!wret) {
