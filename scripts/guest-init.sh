@@ -4,6 +4,7 @@
 # /init of the guest: mount the pseudo file systems, load the DRM modules
 # and m890.ko, run /cmd.sh (or an interactive shell), report the exit status
 # and dmesg health on the console, power off.
+echo M890-BOOTED
 /bin/busybox --install -s /bin
 export PATH=/usr/bin:/usr/sbin:/bin:/sbin
 export LD_LIBRARY_PATH=/usr/lib
