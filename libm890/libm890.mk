@@ -30,7 +30,7 @@ LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 LIBM890_CFLAGS := $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
 	-Ilibm890/include -Ilibm890/src -Iuapi \
 	$(shell pkg-config --cflags $(LIBM890_PKGS)) $(CFLAGS_EXTRA)
-LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread
+LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread -lm
 
 # Programs linked against the built library find it next to bin/.
 LIBM890_APP_CFLAGS := $(LIBM890_WARN) -O2 -g -I$(M890_BUILD)/include $(CFLAGS_EXTRA)

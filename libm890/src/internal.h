@@ -128,4 +128,11 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
 void m890_buffer_destroy(struct m890_buffer *buf);
 
+/* mx.c: element codecs of M890_TYPE_MXFP4/MXFP8, for the unit test.
+ * decode: value of @code (sign included), NaN for the E4M3 NaN codes;
+ * encode: code of the nearest element value to @v (ties to even,
+ * saturating, sign of zero kept), 0 for NaN. */
+double m890_mx_decode_elem(enum m890_data_type mx_type, unsigned int code);
+unsigned int m890_mx_encode_elem(enum m890_data_type mx_type, double v);
+
 #endif /* M890_INTERNAL_H */
