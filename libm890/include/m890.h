@@ -620,6 +620,144 @@ m890_status_t m890_reduce(m890_stream_t stream, enum m890_data_type type,
 			  uint64_t weight_va, uint32_t rows, uint32_t hidden,
 			  unsigned int k);
 
+/* ------------------------------------------------------------------ */
+/* Communicators and all-to-all                                        */
+/* ------------------------------------------------------------------ */
+
+/** Opaque communicator over several cards of this process. */
+typedef struct m890_comm *m890_comm_t;
+
+/**
+ * struct m890_comm_config - options of m890_comm_create().  Start from
+ * M890_COMM_CONFIG_INIT, then change fields.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @timeout_ns: how long m890_comm_synchronize() waits for the streams
+ *              (M890_TIMEOUT_INFINITE: no limit).
+ */
+struct m890_comm_config {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint64_t timeout_ns;
+	uint64_t reserved;
+};
+#define M890_COMM_CONFIG_MAGIC		0x4d38434du	/* "M8CM" */
+#define M890_COMM_CONFIG_VERSION	1
+#define M890_COMM_CONFIG_INIT \
+	{ .size = sizeof(struct m890_comm_config), \
+	  .magic = M890_COMM_CONFIG_MAGIC, \
+	  .version = M890_COMM_CONFIG_VERSION, \
+	  .flags = 0, .timeout_ns = 10000000000ull, .reserved = 0 }
+
+/**
+ * m890_comm_create() - a communicator of @n ranks: rank i is @devices[i].
+ * @devices: @n distinct open devices, all on one fabric partition.
+ * @n: 1 .. 64.
+ * @config: NULL for the defaults, else initialized with
+ *          M890_COMM_CONFIG_INIT.
+ * @comm: returned handle.
+ *
+ * Allocates per rank a small HBM semaphore area and a host progress area,
+ * imports every peer's semaphore area, and zeroes them (briefly using a
+ * stream of each device).  The devices cannot be closed while the
+ * communicator exists.  Errors: M890_ERROR_INVALID_ARGUMENT (@n, NULL or
+ * repeated devices, config), M890_ERROR_NOT_SUPPORTED (cards that cannot
+ * reach each other), allocation and M890_ERROR_BUSY (no free queue).
+ */
+m890_status_t m890_comm_create(const m890_device_t *devices, int n,
+			       const struct m890_comm_config *config,
+			       m890_comm_t *comm);
+
+/**
+ * m890_comm_destroy() - free a communicator and the windows it imported.
+ * Every stream that ran its collectives must have completed (synchronize
+ * them, or abort first).
+ */
+m890_status_t m890_comm_destroy(m890_comm_t comm);
+
+/**
+ * m890_comm_abort() - give up on the communicator's outstanding work:
+ * every stream blocked in one of its waits is released (the transfers not
+ * yet made are skipped or land late; received data is undefined), and the
+ * communicator's error becomes M890_ERROR_CANCELED unless an error was
+ * already recorded.  Every later collective returns that error.  The
+ * handle stays valid for m890_comm_destroy().  M890_ERROR_BUSY when a card
+ * has no free queue to send the release.
+ */
+m890_status_t m890_comm_abort(m890_comm_t comm);
+
+/** m890_comm_count() - number of ranks, in @n. */
+m890_status_t m890_comm_count(m890_comm_t comm, int *n);
+
+/**
+ * m890_comm_get_async_error() - the communicator's sticky error in
+ * @error (M890_SUCCESS if none); m890_get_last_error() then names the rank
+ * and the peer involved.
+ */
+m890_status_t m890_comm_get_async_error(m890_comm_t comm,
+					m890_status_t *error);
+
+/**
+ * m890_alltoall() - enqueue an all-to-all: rank i sends bytes
+ * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbufs[i] to
+ * rank j, which receives them at offset i * @bytes_per_peer of
+ * @recvbufs[j].  Same as m890_alltoallv() with equal counts.
+ */
+m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			    const m890_buffer_t *recvbufs,
+			    uint64_t bytes_per_peer,
+			    const m890_stream_t *streams);
+
+/**
+ * m890_alltoallv() - enqueue an all-to-all with per-pair sizes.
+ * @sendbufs, @recvbufs, @streams: arrays of n, rank i's buffer or stream,
+ *     all of device i.  Receive buffers are HBM (peers write them through
+ *     the fabric); send buffers are HBM or host memory.  A rank's send
+ *     and receive buffer must differ (in place is refused).
+ * @sendcounts, @sdispls: n * n bytes and offsets, row-major by sender:
+ *     rank i sends @sendcounts[i * n + j] bytes from offset
+ *     @sdispls[i * n + j] of @sendbufs[i] to rank j.
+ * @recvcounts, @rdispls: n * n, row-major by receiver: rank j receives
+ *     @recvcounts[j * n + i] bytes from rank i at offset
+ *     @rdispls[j * n + i] of @recvbufs[j].  Counts of 0 are legal.
+ *
+ * Each rank's stream first tells every peer that it reached the
+ * collective (so its earlier work on its receive buffer is done), then
+ * copies its blocks directly into the peers' receive buffers in rotated
+ * peer order (rank i starts with peer i + 1), signalling each peer after
+ * its block, and waits until every peer's block has arrived.  The call
+ * returns once the work is enqueued; m890_comm_synchronize() or the
+ * streams' own synchronization waits for it.  Receive buffers stay
+ * imported by the peers (cached) until m890_comm_destroy().
+ *
+ * Errors (nothing is enqueued): the sticky communicator error;
+ * M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers, a
+ * range past a buffer, or a count mismatch (@sendcounts[i * n + j] !=
+ * @recvcounts[j * n + i]), the message naming both ranks;
+ * M890_ERROR_DEVICE_MISMATCH for a buffer or stream of the wrong card;
+ * the streams' sticky errors.
+ */
+m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			     const uint64_t *sendcounts,
+			     const uint64_t *sdispls,
+			     const m890_buffer_t *recvbufs,
+			     const uint64_t *recvcounts,
+			     const uint64_t *rdispls,
+			     const m890_stream_t *streams);
+
+/**
+ * m890_comm_synchronize() - wait, up to the communicator's timeout, until
+ * the n @streams (as passed to the collectives) have executed their work.
+ * On failure the error is made sticky and the message names the rank and
+ * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
+ * deadline passed (the work keeps running; m890_comm_abort() releases
+ * it), or the stream's own async error.
+ */
+m890_status_t m890_comm_synchronize(m890_comm_t comm,
+				    const m890_stream_t *streams);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@ enum m890_obj_type {
 	M890_OBJ_WINDOW = 0x4d385749,	/* "M8WI" */
 	M890_OBJ_STREAM = 0x4d385354,	/* "M8ST" */
 	M890_OBJ_EVENT = 0x4d384556,	/* "M8EV" */
+	M890_OBJ_COMM = 0x4d38434f,	/* "M8CO" */
 };
 
 struct m890_obj {
