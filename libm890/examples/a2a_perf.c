@@ -151,11 +151,15 @@ int main(int argc, char **argv)
 	if (n > MAXN)
 		n = MAXN;
 	for (int i = 0; i < n; i++) {
+		struct m890_stream_config cfg = M890_STREAM_CONFIG_INIT;
 		void *p;
 		uint64_t total = maxb * (uint64_t)n;
 
+		/* One driver submission per collective, not per packet. */
+		cfg.flags = M890_STREAM_DEFERRED;
+
 		CHECK(m890_device_open(i, &dev[i]));
-		CHECK(m890_stream_create(dev[i], &str[i]));
+		CHECK(m890_stream_create_config(dev[i], &cfg, &str[i]));
 		CHECK(m890_buffer_alloc(dev[i], total, M890_MEM_HBM, &sb[i]));
 		CHECK(m890_buffer_alloc(dev[i], total, M890_MEM_HBM, &rb[i]));
 		CHECK(m890_buffer_alloc(dev[i], total, M890_MEM_HOST, &hb[i]));
