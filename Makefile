@@ -31,6 +31,7 @@ help:
 	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
 	@echo "make check               run every test suite"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
+	@echo "make bench [CARDS=N]     all-to-all bandwidth (a2a_perf, BENCH_ARGS=...)"
 	@echo "make shell               interactive guest shell"
 	@echo "make module|qemu|userspace|image|clean"
 
@@ -54,7 +55,7 @@ qemu: deps
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
-include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/unit/unit.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk)
+include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk)
 
 # ---- the guest ----
 image: module userspace
@@ -77,6 +78,12 @@ run: qemu image
 	@echo "== booting $(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
 	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
+
+# ---- benchmarks ----
+BENCH_ARGS ?= -b 1K -e 1M -f 4 -n 5 -w 1 -c 1
+bench: qemu image
+	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+		-l $(LOGDIR)/bench.log -- 'a2a_perf $(BENCH_ARGS)'
 
 # ---- tests ----
 check: qemu image

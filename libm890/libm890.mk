@@ -30,7 +30,7 @@ LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 LIBM890_CFLAGS := $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
 	-Ilibm890/include -Ilibm890/src -Iuapi \
 	$(shell pkg-config --cflags $(LIBM890_PKGS)) $(CFLAGS_EXTRA)
-LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread
+LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread -lm
 
 # Programs linked against the built library find it next to bin/.
 LIBM890_APP_CFLAGS := $(LIBM890_WARN) -O2 -g -I$(M890_BUILD)/include $(CFLAGS_EXTRA)
@@ -77,6 +77,13 @@ $(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+LIBM890_A2A_PERF := $(M890_BUILD)/bin/a2a_perf
+libm890: $(LIBM890_A2A_PERF)
+
+$(LIBM890_A2A_PERF): libm890/examples/a2a_perf.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).

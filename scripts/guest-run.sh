@@ -49,7 +49,7 @@ mem=$((1024 + cards * 16))
 args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 lapic_timer_period=4000000$noload"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 lapic_timer_period=4000000 tsc_early_khz=2000000 lapic=notscdeadline$noload"
 	-monitor "unix:${M890_MONITOR:-$work/monitor.sock},server=on,wait=off"
 	-object icn-switch,id=sw0)
 for ((i = 0; i < cards; i++)); do
@@ -65,10 +65,18 @@ fi
 [ "$log" = /dev/null ] || mkdir -p "$(dirname "$log")"
 : >"$log"
 
-# Under TCG on a loaded host, Debian's kernel occasionally stalls while it
-# calibrates its timers, before init runs; /init prints M890-BOOTED first
-# thing, and a boot that has not shown it in time is restarted (twice at
-# most).  Hangs after boot are the command's and are never retried.
+# Under TCG on a loaded host the kernel's PIT calibration of the TSC
+# fails ("tsc: Unable to calibrate against PIT"), the TSC is marked
+# unstable and the boot stalls before SMP bring-up, in the local APIC
+# timer calibration (lapic_timer_period= is reported as an unknown
+# parameter by this kernel).  tsc_early_khz= gives the TSC a frequency
+# and the boot goes through; lapic=notscdeadline keeps the local APIC
+# timer out of TSC-deadline mode, whose expiry depends on that frequency
+# being exact (with it, an idle vCPU could miss its timer and stall RCU).
+# As a safety net /init prints M890-BOOTED
+# first thing, and a boot that has not shown it in time is restarted
+# (twice at most).  Hangs after boot are the command's and are never
+# retried.
 boot_timeout=${M890_BOOT_TIMEOUT:-90}
 for attempt in 1 2 3; do
 	: >"$work/console.log"

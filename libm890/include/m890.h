@@ -462,6 +462,302 @@ m890_status_t m890_event_elapsed_time(m890_event_t start, m890_event_t end,
 m890_status_t m890_event_get_timestamp(m890_event_t event, int64_t *wall_ns,
 				       uint64_t *device_ns);
 
+/* ------------------------------------------------------------------ */
+/* Data types, MX formats and compute packets                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * enum m890_data_type - element types of the compute operations.
+ * @M890_TYPE_FP32: IEEE-754 binary32, little-endian.
+ * @M890_TYPE_BF16: bfloat16 (the upper 16 bits of a binary32).
+ * @M890_TYPE_MXFP4: OCP MX v1.0 MXFP4: E2M1 elements, two per byte (the
+ *                   even element in bits 3:0), and one E8M0 scale byte per
+ *                   block of M890_MX_BLOCK elements.
+ * @M890_TYPE_MXFP8: OCP MX v1.0 MXFP8: E4M3 elements, one per byte, and one
+ *                   E8M0 scale byte per block.
+ */
+enum m890_data_type {
+	M890_TYPE_FP32 = 0,
+	M890_TYPE_BF16 = 1,
+	M890_TYPE_MXFP4 = 2,
+	M890_TYPE_MXFP8 = 3,
+};
+
+/** Elements sharing one E8M0 scale byte in the MX formats. */
+#define M890_MX_BLOCK		32u
+/** Scale byte of a block that held a NaN or infinity (E8M0 NaN). */
+#define M890_MX_SCALE_NAN	0xffu
+/** Index value that skips a row in gather, scatter and reduce. */
+#define M890_ROW_NONE		0xffffffffu
+
+/**
+ * m890_bf16_to_float() - exact conversion of the bfloat16 @h to float.
+ * m890_float_to_bf16() - @f rounded to nearest even; overflow gives
+ * infinity, every NaN gives the quiet NaN 0x7fc0.  These are the
+ * conversions of the device (hardware spec §7.10, §7.11).
+ */
+float m890_bf16_to_float(uint16_t h);
+uint16_t m890_float_to_bf16(float f);
+
+/**
+ * m890_mx_quantize_host() - quantize @count elements on the CPU exactly as
+ * the device's MX_QUANT packet does (hardware spec §7.11).
+ * @mx_type: M890_TYPE_MXFP4 or M890_TYPE_MXFP8.
+ * @wide_type: M890_TYPE_FP32 or M890_TYPE_BF16, the type at @src.
+ * @src: @count wide elements.
+ * @count: a multiple of M890_MX_BLOCK (0 is a no-op).
+ * @elems: receives the elements: @count / 2 bytes (MXFP4) or @count bytes.
+ * @scales: receives @count / M890_MX_BLOCK scale bytes.
+ *
+ * Per block: a block holding a NaN or infinity gets scale
+ * M890_MX_SCALE_NAN and all element codes 0; otherwise the shared exponent
+ * is floor(log2(amax)) minus the element format's largest exponent (2 for
+ * E2M1, 8 for E4M3), -127 for an all-zero block, clamped to -127..127, and
+ * each element is the nearest element value of v / 2^shared, ties to even,
+ * saturating to +-6.0 / +-448 and keeping the sign of zero.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (types, @count, NULL pointers with a
+ * non-zero @count).
+ */
+m890_status_t m890_mx_quantize_host(enum m890_data_type mx_type,
+				    enum m890_data_type wide_type,
+				    const void *src, uint64_t count,
+				    void *elems, uint8_t *scales);
+
+/**
+ * m890_mx_dequantize_host() - the inverse, as the device's MX_DEQUANT:
+ * each output is element * 2^(scale - 127) in binary32 (infinity on
+ * overflow), rounded to nearest even for BF16 output; a NaN scale byte or
+ * an E4M3 NaN element gives the quiet NaN 0x7fc00000 (FP32) or 0x7fc0
+ * (BF16).  Arguments as m890_mx_quantize_host(), with @elems and @scales
+ * read and @dst (@count elements of @wide_type) written.
+ */
+m890_status_t m890_mx_dequantize_host(enum m890_data_type mx_type,
+				      enum m890_data_type wide_type,
+				      const void *elems, const uint8_t *scales,
+				      uint64_t count, void *dst);
+
+/**
+ * m890_reduce_host() - the device's REDUCE on the CPU (hardware spec
+ * §7.10): for each output row r < @rows and element h < @hidden,
+ * acc = +0.0f, then for j = 0..@k-1 with i = @idx[r * @k + j] not
+ * M890_ROW_NONE, acc = acc + @weight[r * @k + j] * src[i][h], each step a
+ * binary32 multiply and add rounded to nearest even; @dst[r][h] = acc
+ * (rounded to nearest even for BF16).
+ * @type: M890_TYPE_FP32 or M890_TYPE_BF16, the type of @src and @dst.
+ * @src: rows of @hidden elements; every index used must be a row of it
+ *       (not checked: the caller owns the table's size).
+ * @k: 1..64.  @rows, @hidden: 0 is a no-op.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (@type, @k, NULL pointers).
+ */
+m890_status_t m890_reduce_host(enum m890_data_type type, const void *src,
+			       void *dst, const uint32_t *idx,
+			       const float *weight, uint32_t rows,
+			       uint32_t hidden, unsigned int k);
+
+/**
+ * m890_mx_quantize() - enqueue an MX_QUANT packet: @count elements of
+ * @wide_type at @src_va (element aligned) become @mx_type elements at
+ * @elems_va and scale bytes at @scales_va, with the rules of
+ * m890_mx_quantize_host() (the results are bit-identical).  VAs are on the
+ * stream's device; the three ranges must not overlap.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (types, @count not a multiple of
+ * M890_MX_BLOCK or above 2^36, alignment, wrapping range); bad VAs and a
+ * card without MX support are reported asynchronously
+ * (M890_ERROR_DEVICE_FAULT, M890_ERROR_DEVICE_ERROR).
+ */
+m890_status_t m890_mx_quantize(m890_stream_t stream,
+			       enum m890_data_type mx_type,
+			       enum m890_data_type wide_type,
+			       uint64_t src_va, uint64_t elems_va,
+			       uint64_t scales_va, uint64_t count);
+
+/**
+ * m890_mx_dequantize() - enqueue an MX_DEQUANT packet: the inverse of
+ * m890_mx_quantize(), writing @count @wide_type elements to @dst_va
+ * (element aligned), bit-identical to m890_mx_dequantize_host().
+ */
+m890_status_t m890_mx_dequantize(m890_stream_t stream,
+				 enum m890_data_type mx_type,
+				 enum m890_data_type wide_type,
+				 uint64_t elems_va, uint64_t scales_va,
+				 uint64_t dst_va, uint64_t count);
+
+/**
+ * m890_gather() - enqueue a GATHER: for i < @count with idx[i] not
+ * M890_ROW_NONE, copy @row_bytes bytes from @src_va + idx[i] * @row_bytes
+ * to @dst_va + i * @row_bytes (rows whose index is M890_ROW_NONE are left
+ * untouched).
+ * @idx_va: @count uint32_t indices, 4-byte aligned.
+ * @row_bytes: 1 .. 2^32 - 1.  @count: 0 .. 2^24 (0 is a no-op).
+ * Errors: M890_ERROR_INVALID_ARGUMENT for the limits and alignment; an
+ * index outside the mapped table is an async M890_ERROR_DEVICE_FAULT.
+ */
+m890_status_t m890_gather(m890_stream_t stream, uint64_t dst_va,
+			  uint64_t src_va, uint64_t idx_va,
+			  uint64_t row_bytes, uint64_t count);
+
+/**
+ * m890_scatter() - enqueue a SCATTER: for i < @count with idx[i] not
+ * M890_ROW_NONE, copy row i of @src_va to @dst_va + idx[i] * @row_bytes,
+ * in ascending i (of equal indices the larger i wins).  Limits and errors
+ * as m890_gather().
+ */
+m890_status_t m890_scatter(m890_stream_t stream, uint64_t dst_va,
+			   uint64_t src_va, uint64_t idx_va,
+			   uint64_t row_bytes, uint64_t count);
+
+/**
+ * m890_reduce() - enqueue a REDUCE (the mixture-of-experts combine),
+ * bit-identical to m890_reduce_host() with the same arguments as VAs.
+ * @src_va, @dst_va: element aligned; @dst_va must not overlap the inputs.
+ * @idx_va: @rows * @k uint32_t; @weight_va: @rows * @k floats; both 4-byte
+ * aligned.  @rows: 0 .. 2^24, @hidden: 0 .. 2^20, @k: 1..64.
+ * Errors: M890_ERROR_INVALID_ARGUMENT for the limits and alignment, async
+ * errors as m890_gather().
+ */
+m890_status_t m890_reduce(m890_stream_t stream, enum m890_data_type type,
+			  uint64_t dst_va, uint64_t src_va, uint64_t idx_va,
+			  uint64_t weight_va, uint32_t rows, uint32_t hidden,
+			  unsigned int k);
+
+/* ------------------------------------------------------------------ */
+/* Communicators and all-to-all                                        */
+/* ------------------------------------------------------------------ */
+
+/** Opaque communicator over several cards of this process. */
+typedef struct m890_comm *m890_comm_t;
+
+/**
+ * struct m890_comm_config - options of m890_comm_create().  Start from
+ * M890_COMM_CONFIG_INIT, then change fields.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @timeout_ns: how long m890_comm_synchronize() waits for the streams
+ *              (M890_TIMEOUT_INFINITE: no limit).
+ */
+struct m890_comm_config {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint64_t timeout_ns;
+	uint64_t reserved;
+};
+#define M890_COMM_CONFIG_MAGIC		0x4d38434du	/* "M8CM" */
+#define M890_COMM_CONFIG_VERSION	1
+#define M890_COMM_CONFIG_INIT \
+	{ .size = sizeof(struct m890_comm_config), \
+	  .magic = M890_COMM_CONFIG_MAGIC, \
+	  .version = M890_COMM_CONFIG_VERSION, \
+	  .flags = 0, .timeout_ns = 10000000000ull, .reserved = 0 }
+
+/**
+ * m890_comm_create() - a communicator of @n ranks: rank i is @devices[i].
+ * @devices: @n distinct open devices, all on one fabric partition.
+ * @n: 1 .. 64.
+ * @config: NULL for the defaults, else initialized with
+ *          M890_COMM_CONFIG_INIT.
+ * @comm: returned handle.
+ *
+ * Allocates per rank a small HBM semaphore area and a host progress area,
+ * imports every peer's semaphore area, and zeroes them (briefly using a
+ * stream of each device).  The devices cannot be closed while the
+ * communicator exists.  Errors: M890_ERROR_INVALID_ARGUMENT (@n, NULL or
+ * repeated devices, config), M890_ERROR_NOT_SUPPORTED (cards that cannot
+ * reach each other), allocation and M890_ERROR_BUSY (no free queue).
+ */
+m890_status_t m890_comm_create(const m890_device_t *devices, int n,
+			       const struct m890_comm_config *config,
+			       m890_comm_t *comm);
+
+/**
+ * m890_comm_destroy() - free a communicator and the windows it imported.
+ * Every stream that ran its collectives must have completed (synchronize
+ * them, or abort first).
+ */
+m890_status_t m890_comm_destroy(m890_comm_t comm);
+
+/**
+ * m890_comm_abort() - give up on the communicator's outstanding work:
+ * every stream blocked in one of its waits is released (the transfers not
+ * yet made are skipped or land late; received data is undefined), and the
+ * communicator's error becomes M890_ERROR_CANCELED unless an error was
+ * already recorded.  Every later collective returns that error.  The
+ * handle stays valid for m890_comm_destroy().  M890_ERROR_BUSY when a card
+ * has no free queue to send the release.
+ */
+m890_status_t m890_comm_abort(m890_comm_t comm);
+
+/** m890_comm_count() - number of ranks, in @n. */
+m890_status_t m890_comm_count(m890_comm_t comm, int *n);
+
+/**
+ * m890_comm_get_async_error() - the communicator's sticky error in
+ * @error (M890_SUCCESS if none); m890_get_last_error() then names the rank
+ * and the peer involved.
+ */
+m890_status_t m890_comm_get_async_error(m890_comm_t comm,
+					m890_status_t *error);
+
+/**
+ * m890_alltoall() - enqueue an all-to-all: rank i sends bytes
+ * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbufs[i] to
+ * rank j, which receives them at offset i * @bytes_per_peer of
+ * @recvbufs[j].  Same as m890_alltoallv() with equal counts.
+ */
+m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			    const m890_buffer_t *recvbufs,
+			    uint64_t bytes_per_peer,
+			    const m890_stream_t *streams);
+
+/**
+ * m890_alltoallv() - enqueue an all-to-all with per-pair sizes.
+ * @sendbufs, @recvbufs, @streams: arrays of n, rank i's buffer or stream,
+ *     all of device i.  Receive buffers are HBM (peers write them through
+ *     the fabric); send buffers are HBM or host memory.  A rank's send
+ *     and receive buffer must differ (in place is refused).
+ * @sendcounts, @sdispls: n * n bytes and offsets, row-major by sender:
+ *     rank i sends @sendcounts[i * n + j] bytes from offset
+ *     @sdispls[i * n + j] of @sendbufs[i] to rank j.
+ * @recvcounts, @rdispls: n * n, row-major by receiver: rank j receives
+ *     @recvcounts[j * n + i] bytes from rank i at offset
+ *     @rdispls[j * n + i] of @recvbufs[j].  Counts of 0 are legal.
+ *
+ * Each rank's stream first tells every peer that it reached the
+ * collective (so its earlier work on its receive buffer is done), then
+ * copies its blocks directly into the peers' receive buffers in rotated
+ * peer order (rank i starts with peer i + 1), signalling each peer after
+ * its block, and waits until every peer's block has arrived.  The call
+ * returns once the work is enqueued; m890_comm_synchronize() or the
+ * streams' own synchronization waits for it.  Receive buffers stay
+ * imported by the peers (cached) until m890_comm_destroy().
+ *
+ * Errors (nothing is enqueued): the sticky communicator error;
+ * M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers, a
+ * range past a buffer, or a count mismatch (@sendcounts[i * n + j] !=
+ * @recvcounts[j * n + i]), the message naming both ranks;
+ * M890_ERROR_DEVICE_MISMATCH for a buffer or stream of the wrong card;
+ * the streams' sticky errors.
+ */
+m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			     const uint64_t *sendcounts,
+			     const uint64_t *sdispls,
+			     const m890_buffer_t *recvbufs,
+			     const uint64_t *recvcounts,
+			     const uint64_t *rdispls,
+			     const m890_stream_t *streams);
+
+/**
+ * m890_comm_synchronize() - wait, up to the communicator's timeout, until
+ * the n @streams (as passed to the collectives) have executed their work.
+ * On failure the error is made sticky and the message names the rank and
+ * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
+ * deadline passed (the work keeps running; m890_comm_abort() releases
+ * it), or the stream's own async error.
+ */
+m890_status_t m890_comm_synchronize(m890_comm_t comm,
+				    const m890_stream_t *streams);
+
 #ifdef __cplusplus
 }
 #endif

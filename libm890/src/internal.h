@@ -22,6 +22,7 @@ enum m890_obj_type {
 	M890_OBJ_WINDOW = 0x4d385749,	/* "M8WI" */
 	M890_OBJ_STREAM = 0x4d385354,	/* "M8ST" */
 	M890_OBJ_EVENT = 0x4d384556,	/* "M8EV" */
+	M890_OBJ_COMM = 0x4d38434f,	/* "M8CO" */
 };
 
 struct m890_obj {
@@ -127,5 +128,12 @@ m890_status_t m890_stream_enqueue(struct m890_stream *s,
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
 void m890_buffer_destroy(struct m890_buffer *buf);
+
+/* mx.c: element codecs of M890_TYPE_MXFP4/MXFP8, for the unit test.
+ * decode: value of @code (sign included), NaN for the E4M3 NaN codes;
+ * encode: code of the nearest element value to @v (ties to even,
+ * saturating, sign of zero kept), 0 for NaN. */
+double m890_mx_decode_elem(enum m890_data_type mx_type, unsigned int code);
+unsigned int m890_mx_encode_elem(enum m890_data_type mx_type, double v);
 
 #endif /* M890_INTERNAL_H */

@@ -19,4 +19,4 @@ $(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
-		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS) -lm

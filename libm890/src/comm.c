@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Communicators over several cards of one process, and all-to-all.
+ *
+ * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
+ * every peer: slot j ("ready") is set by rank j when its stream reaches a
+ * collective, slot n + j ("data") when rank j's block has been written
+ * into this rank's receive buffer.  Each rank also has a mapped host
+ * area of 2n slots that its own stream sets once it saw peer j ready
+ * (slot j) and peer j's data (slot n + j), so the CPU can tell which peer
+ * a stuck rank is waiting for.  Collective
+ * number e (the epoch, counting from 1) sets slots to e and waits for
+ * >= e, so nothing needs resetting between collectives.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define COMM_MAX_RANKS 64
+
+struct comm_win {
+	struct comm_win *next;
+	struct m890_buffer *buf;	/* a peer's receive buffer */
+	uint32_t handle;		/* its GEM handle and VA, against reuse */
+	uint64_t va;
+	struct m890_window *win;
+};
+
+struct comm_rank {
+	struct m890_device *dev;
+	struct m890_buffer *sem;	/* HBM, 2n slots */
+	struct m890_buffer *progress;	/* host, 2n slots, mapped */
+	volatile uint64_t *prog;
+	struct m890_window **sem_win;	/* [n], on rank j's sem; NULL self */
+	struct comm_win **wins;		/* [n], cached windows on rank j */
+};
+
+struct m890_comm {
+	struct m890_obj obj;
+	int n;
+	uint64_t timeout_ns;
+	uint64_t epoch;
+	m890_status_t error;
+	char msg[256];
+	struct comm_rank *r;
+};
+
+static m890_status_t comm_check(struct m890_comm *c)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+
+	if (st)
+		return st;
+	if (c->error)
+		return m890_fail(c->error, "%s", c->msg);
+	return M890_SUCCESS;
+}
+
+static m890_status_t comm_set_error(struct m890_comm *c, m890_status_t st,
+				    const char *msg)
+{
+	if (!c->error) {
+		c->error = st;
+		snprintf(c->msg, sizeof(c->msg), "%s", msg);
+	}
+	return m890_fail(c->error, "%s", c->msg);
+}
+
+static void comm_free(struct m890_comm *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct comm_rank *r = &c->r[i];
+
+		for (int j = 0; r->wins && j < c->n; j++) {
+			while (r->wins[j]) {
+				struct comm_win *w = r->wins[j];
+
+				r->wins[j] = w->next;
+				m890_window_free(w->win);
+				free(w);
+			}
+		}
+		for (int j = 0; r->sem_win && j < c->n; j++)
+			if (r->sem_win[j])
+				m890_window_free(r->sem_win[j]);
+		free(r->sem_win);
+		free(r->wins);
+		if (r->sem)
+			m890_buffer_free(r->sem);
+		if (r->progress)
+			m890_buffer_free(r->progress);
+	}
+	free(c->r);
+	free(c);
+}
+
+/* Zero the semaphore and progress areas of every rank and wait. */
+static m890_status_t comm_zero(struct m890_comm *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct comm_rank *r = &c->r[i];
+		m890_stream_t s;
+		m890_status_t st = m890_stream_create(r->dev, &s), st2;
+
+		if (st)
+			return st;
+		st = m890_memset32(s, r->sem->va, 0, (uint64_t)c->n * 16);
+		if (!st)
+			st = m890_memset32(s, r->progress->va, 0,
+					   (uint64_t)c->n * 16);
+		if (!st)
+			st = m890_stream_synchronize(s);
+		st2 = m890_stream_destroy(s);
+		if (st || st2)
+			return st ? st : st2;
+	}
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
+					   int n,
+					   const struct m890_comm_config *config,
+					   m890_comm_t *comm)
+{
+	struct m890_comm_config def = M890_COMM_CONFIG_INIT;
+	struct m890_comm *c;
+	m890_status_t st;
+	void *p;
+
+	if (!devices || !comm || n < 1 || n > COMM_MAX_RANKS)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create: need 1..%d devices and an output",
+				 COMM_MAX_RANKS);
+	if (!config)
+		config = &def;
+	if (config->size < sizeof(*config) ||
+	    config->magic != M890_COMM_CONFIG_MAGIC ||
+	    config->version != M890_COMM_CONFIG_VERSION || config->flags ||
+	    config->reserved)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags");
+	for (int i = 0; i < n; i++) {
+		st = m890_check(devices[i], M890_OBJ_DEVICE, "device");
+		if (st)
+			return st;
+		for (int j = 0; j < i; j++)
+			if (devices[j] == devices[i])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "comm_create: ranks %d and %d are the same device %s",
+						 j, i, devices[i]->node);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
+		free(c);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "comm_create: out of memory");
+	}
+	c->obj.type = M890_OBJ_COMM;
+	c->n = n;
+	c->timeout_ns = config->timeout_ns;
+	for (int i = 0; i < n; i++) {
+		struct comm_rank *r = &c->r[i];
+
+		r->dev = devices[i];
+		r->sem_win = calloc(n, sizeof(*r->sem_win));
+		r->wins = calloc(n, sizeof(*r->wins));
+		if (!r->sem_win || !r->wins) {
+			st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				       "comm_create: out of memory");
+			goto fail;
+		}
+		st = m890_buffer_alloc(r->dev, (uint64_t)n * 16, M890_MEM_HBM,
+				       &r->sem);
+		if (!st)
+			st = m890_buffer_alloc(r->dev, (uint64_t)n * 16,
+					       M890_MEM_HOST, &r->progress);
+		if (!st)
+			st = m890_buffer_map(r->progress, &p);
+		if (st)
+			goto fail;
+		r->prog = p;
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			st = m890_buffer_import_peer(c->r[i].dev, c->r[j].sem,
+						     &c->r[i].sem_win[j]);
+			if (st)
+				goto fail;
+		}
+	st = comm_zero(c);
+	if (st)
+		goto fail;
+	st = m890_obj_register(c);
+	if (st)
+		goto fail;
+	*comm = c;
+	return M890_SUCCESS;
+fail:
+	{
+		/* Keep the cause's message across the cleanup calls. */
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+		comm_free(c);
+		return m890_fail(st, "comm_create: %s", msg);
+	}
+}
+
+M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+
+	if (st)
+		return st;
+	m890_obj_unregister(c);
+	c->obj.type = 0;
+	comm_free(c);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+
+	if (st)
+		return st;
+	if (!n)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_count: NULL output");
+	*n = c->n;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_get_async_error(m890_comm_t c,
+						    m890_status_t *error)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+
+	if (st)
+		return st;
+	if (!error)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_get_async_error: NULL output");
+	*error = c->error;
+	if (c->error)
+		m890_fail(c->error, "%s", c->msg);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator"), ret;
+
+	if (st)
+		return st;
+	comm_set_error(c, M890_ERROR_CANCELED,
+		       "communicator aborted; data of its collectives is undefined");
+	ret = M890_SUCCESS;
+	/* Every wait is "slot >= epoch": the largest value releases all. */
+	for (int i = 0; i < c->n; i++) {
+		m890_stream_t s;
+
+		st = m890_stream_create(c->r[i].dev, &s);
+		if (!st) {
+			for (int k = 0; k < 2 * c->n && !st; k++)
+				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
+						 UINT64_MAX, M890_SEM_SET);
+			if (!st)
+				st = m890_stream_synchronize(s);
+			m890_stream_destroy(s);
+		}
+		if (st && !ret)
+			ret = st;
+	}
+	return ret ? m890_fail(ret, "comm_abort: cannot release every rank") :
+		     M890_SUCCESS;
+}
+
+/* Cached window on rank @peer's receive buffer @buf, imported by @r. */
+static m890_status_t comm_window(struct comm_rank *r, int peer,
+				 struct m890_buffer *buf, uint64_t *va)
+{
+	struct comm_win *w;
+	m890_status_t st;
+
+	for (w = r->wins[peer]; w; w = w->next)
+		if (w->buf == buf && w->handle == buf->handle &&
+		    w->va == buf->va) {
+			*va = w->win->va;
+			return M890_SUCCESS;
+		}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "alltoall: out of memory");
+	st = m890_buffer_import_peer(r->dev, buf, &w->win);
+	if (st) {
+		free(w);
+		return st;
+	}
+	w->buf = buf;
+	w->handle = buf->handle;
+	w->va = buf->va;
+	w->next = r->wins[peer];
+	r->wins[peer] = w;
+	*va = w->win->va;
+	return M890_SUCCESS;
+}
+
+static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
+			       int rank, const char *what)
+{
+	m890_status_t st = m890_check(b, M890_OBJ_BUFFER, what);
+
+	if (st)
+		return st;
+	if (b->dev != c->r[rank].dev)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "alltoall: rank %d's %s is on %s, not on %s",
+				 rank, what, b->dev->node, c->r[rank].dev->node);
+	return M890_SUCCESS;
+}
+
+static m890_status_t alltoallv_check(struct m890_comm *c,
+				     struct m890_buffer *const *sb,
+				     const uint64_t *sc, const uint64_t *sd,
+				     struct m890_buffer *const *rb,
+				     const uint64_t *rc, const uint64_t *rd,
+				     struct m890_stream *const *streams)
+{
+	int n = c->n;
+	m890_status_t st;
+
+	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoallv: NULL array");
+	for (int i = 0; i < n; i++) {
+		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		if (st)
+			return st;
+		if (streams[i]->dev != c->r[i].dev)
+			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+					 "alltoall: rank %d's stream is on %s, not on %s",
+					 i, streams[i]->dev->node,
+					 c->r[i].dev->node);
+		if (streams[i]->async_error)
+			return m890_fail(streams[i]->async_error,
+					 "alltoall: rank %d's stream failed: %s",
+					 i, streams[i]->async_msg);
+		st = buf_check(c, sb[i], i, "send buffer");
+		if (!st)
+			st = buf_check(c, rb[i], i, "receive buffer");
+		if (st)
+			return st;
+		if (sb[i] == rb[i])
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "alltoall: rank %d sends from its receive buffer; in-place all-to-all is not supported",
+					 i);
+		if (n > 1 && !(rb[i]->flags & M890_MEM_HBM))
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "alltoall: rank %d's receive buffer is host memory; peers write it through the fabric, it must be HBM",
+					 i);
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			uint64_t s = sc[i * n + j], r = rc[j * n + i];
+			uint64_t so = sd[i * n + j], ro = rd[j * n + i];
+
+			if (s != r)
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "alltoallv: rank %d sends %llu bytes to rank %d, which expects %llu",
+						 i, (unsigned long long)s, j,
+						 (unsigned long long)r);
+			if (so > sb[i]->bytes || s > sb[i]->bytes - so)
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "alltoallv: rank %d's block for rank %d (%llu bytes at %llu) is past its %llu-byte send buffer",
+						 i, j, (unsigned long long)s,
+						 (unsigned long long)so,
+						 (unsigned long long)sb[i]->bytes);
+			if (ro > rb[j]->bytes || r > rb[j]->bytes - ro)
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "alltoallv: rank %d's slot for rank %d (%llu bytes at %llu) is past its %llu-byte receive buffer",
+						 j, i, (unsigned long long)r,
+						 (unsigned long long)ro,
+						 (unsigned long long)rb[j]->bytes);
+		}
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
+					 const m890_buffer_t *sb,
+					 const uint64_t *sc, const uint64_t *sd,
+					 const m890_buffer_t *rb,
+					 const uint64_t *rc, const uint64_t *rd,
+					 const m890_stream_t *streams)
+{
+	m890_status_t st = comm_check(c);
+	uint64_t e, va;
+	int n;
+
+	if (st)
+		return st;
+	n = c->n;
+	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
+	if (st)
+		return st;
+	/* Import every window first: a failure then enqueues nothing. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (j != i && sc[i * n + j]) {
+				st = comm_window(&c->r[i], j, rb[j], &va);
+				if (st)
+					return st;
+			}
+	e = ++c->epoch;
+	/* Phase 1: tell every peer this rank reached the collective. */
+	for (int i = 0; i < n; i++)
+		for (int k = 1; k < n && !st; k++) {
+			int j = (i + k) % n;
+
+			st = m890_signal(streams[i],
+					 c->r[i].sem_win[j]->va + 8ull * i, e,
+					 M890_SEM_SET);
+		}
+	/* Phase 2: blocks into the peers' buffers, rotated, then signal. */
+	for (int i = 0; i < n && !st; i++) {
+		struct comm_rank *r = &c->r[i];
+
+		for (int k = 0; k < n && !st; k++) {
+			int j = (i + k) % n;
+			uint64_t bytes = sc[i * n + j];
+			uint64_t src = sb[i]->va + sd[i * n + j];
+
+			if (j == i) {
+				st = m890_memcpy(streams[i],
+						 rb[i]->va + rd[i * n + i], src,
+						 bytes);
+				continue;
+			}
+			st = m890_wait(streams[i], r->sem->va + 8ull * j, e,
+				       M890_SEM_GE);
+			if (!st)
+				st = m890_signal(streams[i],
+						 r->progress->va + 8ull * j, e,
+						 M890_SEM_SET);
+			if (!st && bytes) {
+				comm_window(r, j, rb[j], &va);
+				st = m890_memcpy(streams[i],
+						 va + rd[j * n + i], src,
+						 bytes);
+			}
+			if (!st)
+				st = m890_signal(streams[i],
+						 r->sem_win[j]->va + 8ull * (n + i),
+						 e, M890_SEM_SET);
+		}
+	}
+	/* Phase 3: wait for every peer's block; record it for the CPU. */
+	for (int i = 0; i < n && !st; i++) {
+		struct comm_rank *r = &c->r[i];
+
+		for (int k = 1; k < n && !st; k++) {
+			int j = (i + n - k) % n;
+
+			st = m890_wait(streams[i], r->sem->va + 8ull * (n + j),
+				       e, M890_SEM_GE);
+			if (!st)
+				st = m890_signal(streams[i],
+						 r->progress->va + 8ull * (n + j),
+						 e, M890_SEM_SET);
+		}
+		if (!st)
+			st = m890_stream_flush(streams[i]);
+	}
+	if (st) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg),
+			 "all-to-all #%llu only partly enqueued: %s",
+			 (unsigned long long)e, m890_get_last_error());
+		return comm_set_error(c, st, msg);
+	}
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
+					const m890_buffer_t *sendbufs,
+					const m890_buffer_t *recvbufs,
+					uint64_t bytes_per_peer,
+					const m890_stream_t *streams)
+{
+	m890_status_t st = comm_check(c);
+	uint64_t *v;
+	int n;
+
+	if (st)
+		return st;
+	n = c->n;
+	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall: %llu bytes per peer overflow",
+				 (unsigned long long)bytes_per_peer);
+	v = malloc(sizeof(*v) * 2 * (size_t)n * (size_t)n);
+	if (!v)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "alltoall: out of memory");
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			v[i * n + j] = bytes_per_peer;
+			v[n * n + i * n + j] = (uint64_t)j * bytes_per_peer;
+		}
+	st = m890_alltoallv(c, sendbufs, v, v + n * n, recvbufs, v,
+			    v + n * n, streams);
+	free(v);
+	return st;
+}
+
+/*
+ * Describe whom rank @i still waits for in the current epoch: the peers
+ * that have not joined the collective, else those whose data is missing.
+ */
+static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
+{
+	const char *what[2] = { "waiting for rank(s) ", "no data yet from rank(s) " };
+	size_t off;
+
+	for (int phase = 0; phase < 2; phase++) {
+		off = (size_t)snprintf(buf, len, "%s", what[phase]);
+		for (int j = 0; j < c->n && off < len; j++) {
+			if (j == i || c->r[i].prog[phase * c->n + j] >= c->epoch)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off, "%s%d",
+						buf[off - 1] == ' ' ? "" : ",", j);
+		}
+		if (off >= len)
+			off = len - 1;
+		if (buf[off - 1] != ' ') {
+			if (!phase)
+				snprintf(buf + off, len - off, " to join");
+			return;
+		}
+	}
+	snprintf(buf, len, "every peer's data arrived");
+}
+
+M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
+						const m890_stream_t *streams)
+{
+	m890_status_t st = comm_check(c);
+	int64_t deadline;
+	char peers[160], msg[256];
+
+	if (st)
+		return st;
+	if (!streams)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_synchronize: NULL streams");
+	deadline = c->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
+		   m890_monotonic_ns() + (int64_t)c->timeout_ns;
+	for (int i = 0; i < c->n; i++) {
+		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		if (st)
+			return st;
+		for (;;) {
+			struct timespec ts = { 0, 200000 };
+
+			st = m890_stream_query(streams[i]);
+			if (st != M890_NOT_READY)
+				break;
+			if (m890_monotonic_ns() > deadline) {
+				st = M890_ERROR_TIMEOUT;
+				break;
+			}
+			nanosleep(&ts, NULL);
+		}
+		if (st == M890_SUCCESS)
+			continue;
+		missing_peers(c, i, peers, sizeof(peers));
+		snprintf(msg, sizeof(msg),
+			 "rank %d (%s): %s in all-to-all #%llu; %s",
+			 i, c->r[i].dev->node,
+			 st == M890_ERROR_TIMEOUT ? "timed out" : m890_status_string(st),
+			 (unsigned long long)c->epoch, peers);
+		return comm_set_error(c, st, msg);
+	}
+	return M890_SUCCESS;
+}
