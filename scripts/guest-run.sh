@@ -49,7 +49,7 @@ mem=$((1024 + cards * 16))
 args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 lapic_timer_period=4000000 tsc_early_khz=2000000 lapic=notscdeadline$noload"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=2000000 lapic=notscdeadline$noload"
 	-monitor "unix:${M890_MONITOR:-$work/monitor.sock},server=on,wait=off"
 	-object icn-switch,id=sw0)
 for ((i = 0; i < cards; i++)); do
