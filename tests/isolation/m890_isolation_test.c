@@ -250,14 +250,25 @@ static bool all_words(const volatile __u32 *p, __u64 size, __u32 pat)
 	return true;
 }
 
-/* debugfs directory of the card behind @fd: /sys/kernel/debug/accel/<minor>. */
+/*
+ * debugfs file of the card behind @fd: accel debugfs directories are named
+ * after the device (its PCI address), /sys/kernel/debug/accel/<bdf>/.
+ */
 static int debugfs_path(int fd, const char *name, char *buf, size_t len)
 {
+	char link[64], *dev, *bdf;
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return -errno;
-	snprintf(buf, len, "/sys/kernel/debug/accel/%u/%s", minor(st.st_rdev), name);
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	dev = realpath(link, NULL);
+	if (!dev)
+		return -errno;
+	bdf = strrchr(dev, '/');
+	snprintf(buf, len, "/sys/kernel/debug/accel/%s/%s", bdf ? bdf + 1 : dev, name);
+	free(dev);
 	return access(buf, F_OK) ? -errno : 0;
 }
 
