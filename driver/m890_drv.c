@@ -13,6 +13,7 @@
  * cancelling their fences, and finally releases the ASID.
  */
 
+#include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -92,7 +93,8 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	info->hbm_size = mdev->hbm_size;
 	info->va_start = M890_VA_START;
 	info->va_size = M890_VA_SIZE;
-	info->capabilities = DRM_M890_CAP_HOST_BO | DRM_M890_CAP_TIMELINE_SYNCOBJ;
+	info->capabilities = DRM_M890_CAP_HOST_BO | DRM_M890_CAP_TIMELINE_SYNCOBJ |
+			     DRM_M890_CAP_BO_WAIT;
 	if (mdev->hbm_size)
 		info->capabilities |= DRM_M890_CAP_HBM_BO;
 	if (mdev->fabric_id != M890_FABRIC_ID_NONE) {
@@ -159,6 +161,52 @@ static int m890_query_ioctl(struct drm_device *dev, void *data, struct drm_file 
 	}
 }
 
+/**
+ * m890_show_fdinfo() - &drm_driver.show_fdinfo: memory and busy time.
+ * @p: printer.
+ * @file: the file.
+ *
+ * Prints drm-{total,shared,active}-{hbm,host} over the BOs the file has a
+ * handle to (imported peer windows are another card's memory and are not
+ * counted), drm-hbm-mapped (HBM bytes the file's BOs hold, whether or not
+ * a handle is left; what kill -9 must give back) and drm-engine-compute,
+ * the busy time of the file's queues in ns.
+ */
+void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct drm_memory_stats stats[2] = { };
+	struct drm_gem_object *obj;
+	struct drm_memory_stats *st;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		switch (to_m890_bo(obj)->kind) {
+		case M890_BO_KIND_HBM:
+			st = &stats[0];
+			break;
+		case M890_BO_KIND_HOST:
+			st = &stats[1];
+			break;
+		default:
+			continue;
+		}
+		if (drm_gem_object_is_shared_for_memory_stats(obj))
+			st->shared += obj->size;
+		else
+			st->private += obj->size;
+		if (!dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP))
+			st->active += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	drm_print_memory_stats(p, &stats[0], 0, "hbm");
+	drm_print_memory_stats(p, &stats[1], 0, "host");
+	drm_printf(p, "drm-hbm-mapped:\t%lld\n", atomic64_read(&mfile->ctx->hbm_bytes));
+	drm_printf(p, "drm-engine-compute:\t%lld ns\n", atomic64_read(&mfile->ctx->busy_ns));
+}
+
 static const struct drm_ioctl_desc m890_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(M890_QUERY, m890_query_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(M890_BO_CREATE, m890_bo_create_ioctl, 0),
@@ -166,9 +214,14 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(M890_QUEUE_CREATE, m890_queue_create_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(M890_QUEUE_DESTROY, m890_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(M890_SUBMIT, m890_submit_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_BO_WAIT, m890_bo_wait_ioctl, 0),
 };
 
-DEFINE_DRM_ACCEL_FOPS(m890_fops);
+static const struct file_operations m890_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 const struct drm_driver m890_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL | DRIVER_SYNCOBJ |
@@ -177,6 +230,7 @@ const struct drm_driver m890_drm_driver = {
 	.postclose = m890_postclose,
 	.gem_create_object = m890_gem_create_object,
 	.gem_prime_import = m890_gem_prime_import,
+	.show_fdinfo = m890_show_fdinfo,
 	.ioctls = m890_ioctls,
 	.num_ioctls = ARRAY_SIZE(m890_ioctls),
 	.fops = &m890_fops,

@@ -7,6 +7,8 @@
  *   m890_file.queue_lock (xarray) > m890_queue.lock > m890_device.hwq_lock
  *   m890_queue.lock > m890_queue.fence_lock
  *   m890_ctx.lock > m890_device.mmu_lock
+ *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
+ *     > m890_device.hwq_lock
  *   m890_device.hbm_lock is a leaf.
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
@@ -19,7 +21,9 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/ktime.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -71,6 +75,11 @@ struct m890_file;
  * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
  * @bad: set when one of the context's queues faulted.
  * @pid: thread-group id of the opener, for fault logs.
+ * @hbm_bytes: bytes of this card's HBM mapped in the context (the BOs the
+ *             file created); returns to 0 when they are all freed.
+ * @busy_ns: nanoseconds during which at least one of the context's queues
+ *           had work outstanding, accumulated as fences signal.
+ * @faults: execution errors (MMU faults and others) of its queues.
  */
 struct m890_ctx {
 	struct m890_device *mdev;
@@ -81,6 +90,9 @@ struct m890_ctx {
 	struct drm_mm va_mm;
 	bool bad;
 	pid_t pid;
+	atomic64_t hbm_bytes;
+	atomic64_t busy_ns;
+	atomic_t faults;
 };
 
 /**
@@ -125,6 +137,12 @@ struct m890_pt {
  * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
  * @num_qvec: queue MSI-X vectors; queue q uses vector 1 + q % num_qvec.
  * @irq_ctx: per-vector cookie for the queue IRQ handlers.
+ * @hbm_used: bytes of HBM allocated to BOs, all clients.
+ * @reset_sem: taken for writing by a device reset, for reading by code
+ *             that programs a hardware queue, so nothing reaches a queue
+ *             while the card is being reset.
+ * @reset_count: device resets since probe.
+ * @last_fault: last execution error, for debugfs (under @hwq_lock).
  */
 struct m890_device {
 	struct drm_device drm;
@@ -164,6 +182,18 @@ struct m890_device {
 		struct m890_device *mdev;
 		u32 q;
 	} irq_ctx[M890_MAX_QVEC];
+
+	atomic64_t hbm_used;
+	struct rw_semaphore reset_sem;	/* device reset vs. queue programming */
+	atomic_t reset_count;
+	struct {
+		u64 addr;
+		u32 hwq;
+		u32 code;
+		u32 info;
+		pid_t pid;
+		u32 count;
+	} last_fault;
 };
 
 #define to_m890(d) container_of(d, struct m890_device, drm)
@@ -224,12 +254,14 @@ static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
  * @lock: lock of @base.
  * @link: entry in m890_queue.pending (protected by its fence_lock).
  * @end_tail: ring tail after this submission's FENCE packet.
+ * @submitted: when the submission reached the ring, for busy time.
  */
 struct m890_fence {
 	struct dma_fence base;
 	spinlock_t lock;	/* dma_fence state of base */
 	struct list_head link;
 	u32 end_tail;
+	ktime_t submitted;
 };
 
 /**
@@ -255,6 +287,8 @@ struct m890_fence {
  * @torn: set under @lock once the hardware queue was given back.
  * @watch_seqno: oldest pending seqno seen by the last timeout check.
  * @timeout_work: job timeout check.
+ * @last_done: when the previous fence signalled (under @fence_lock), so
+ *             overlapping submissions count once in the busy time.
  */
 struct m890_queue {
 	struct m890_device *mdev;
@@ -278,6 +312,7 @@ struct m890_queue {
 	bool torn;
 	u64 watch_seqno;
 	struct delayed_work timeout_work;
+	ktime_t last_done;
 };
 
 static inline u32 m890_rd(struct m890_device *mdev, u32 reg)
@@ -306,7 +341,11 @@ static inline void m890_wr64(struct m890_device *mdev, u32 reg, u64 val)
 /* m890_drv.c */
 extern const struct drm_driver m890_drm_driver;
 
+void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+
 /* m890_pci.c */
+int m890_hw_reset(struct m890_device *mdev);
+int m890_device_reset(struct m890_device *mdev);
 int m890_pci_register(void);
 void m890_pci_unregister(void);
 
@@ -314,6 +353,10 @@ void m890_pci_unregister(void);
 struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t size);
 int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
+		       struct ww_acquire_ctx *ctx);
+void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx);
 int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
 void m890_hbm_init(struct m890_device *mdev);
@@ -322,6 +365,7 @@ extern const struct drm_gem_object_funcs m890_peer_funcs;
 
 /* m890_mmu.c */
 int m890_mmu_hw_init(struct m890_device *mdev);
+void m890_mmu_hw_enable(struct m890_device *mdev);
 void m890_mmu_hw_fini(struct m890_device *mdev);
 struct m890_ctx *m890_ctx_create(struct m890_device *mdev);
 void m890_ctx_release(struct m890_ctx *ctx);
@@ -333,6 +377,7 @@ void m890_mmu_unmap(struct m890_ctx *ctx, u64 va, u64 size);
 void m890_mmu_invalidate(struct m890_ctx *ctx);
 
 /* m890_queue.c */
+extern unsigned int m890_job_timeout_ms;
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
@@ -340,6 +385,7 @@ void m890_file_queues_fini(struct m890_file *mfile);
 int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st);
 void m890_queue_hw_error(struct m890_device *mdev, u32 q);
 void m890_queues_unplug(struct m890_device *mdev);
+void m890_queues_reset(struct m890_device *mdev);
 
 /* m890_fence.c */
 struct m890_fence *m890_fence_alloc(void);

@@ -9,6 +9,10 @@
  * reached.  A queue that stops on an error, is destroyed, times out or
  * whose card goes away signals all its pending fences with an error.
  *
+ * As each fence signals, the time since it was submitted (or since the
+ * previous fence of the queue signalled, if later) is added to the
+ * context's busy time, reported in fdinfo as drm-engine-compute.
+ *
  * Each fence has its own spinlock, so a fence held by a syncobj or a
  * sync_file never points at a freed queue.
  */
@@ -60,6 +64,17 @@ void m890_fence_init(struct m890_queue *q, struct m890_fence *f, u64 seqno)
 	dma_fence_init(&f->base, &m890_fence_ops, &f->lock, q->fence_ctx, seqno);
 }
 
+/* Account @f's run time to its context; @q->fence_lock held. */
+static void m890_fence_account(struct m890_queue *q, struct m890_fence *f, ktime_t now)
+{
+	ktime_t start = ktime_after(f->submitted, q->last_done) ? f->submitted : q->last_done;
+
+	lockdep_assert_held(&q->fence_lock);
+	if (ktime_after(now, start))
+		atomic64_add(ktime_to_ns(ktime_sub(now, start)), &q->ctx->busy_ns);
+	q->last_done = now;
+}
+
 /**
  * m890_fence_process() - signal the fences the card has completed.
  * @q: queue.
@@ -78,6 +93,7 @@ void m890_fence_process(struct m890_queue *q)
 			break;
 		list_del_init(&f->link);
 		q->done_tail = f->end_tail;
+		m890_fence_account(q, f, ktime_get());
 		dma_fence_signal(&f->base);
 		/* Drop the pending list's reference. */
 		dma_fence_put(&f->base);
@@ -103,6 +119,7 @@ void m890_fence_fail_all(struct m890_queue *q, int err)
 		q->dead = err;
 	list_for_each_entry_safe(f, tmp, &q->pending, link) {
 		list_del_init(&f->link);
+		m890_fence_account(q, f, ktime_get());
 		dma_fence_set_error(&f->base, err);
 		dma_fence_signal(&f->base);
 		dma_fence_put(&f->base);

@@ -24,6 +24,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_utils.h>
 #include <drm/drm_vma_manager.h>
 
 #include "m890_drv.h"
@@ -38,6 +39,8 @@ void m890_bo_unmap(struct m890_bo *bo)
 {
 	if (!bo->ctx)
 		return;
+	if (bo->kind == M890_BO_KIND_HBM)
+		atomic64_sub(bo->shmem.base.size, &bo->ctx->hbm_bytes);
 	m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
 	m890_ctx_va_free(bo->ctx, &bo->va_node);
 	m890_ctx_put(&bo->ctx);
@@ -102,6 +105,8 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 	}
 	kref_get(&ctx->ref);
 	bo->ctx = ctx;
+	if (bo->kind == M890_BO_KIND_HBM)
+		atomic64_add(obj->size, &ctx->hbm_bytes);
 	return 0;
 }
 
@@ -165,8 +170,10 @@ static void m890_hbm_free(struct drm_gem_object *obj)
 
 	m890_bo_unmap(bo);
 	mutex_lock(&mdev->hbm_lock);
-	if (drm_mm_node_allocated(&bo->hbm_node))
+	if (drm_mm_node_allocated(&bo->hbm_node)) {
 		drm_mm_remove_node(&bo->hbm_node);
+		atomic64_sub(obj->size, &mdev->hbm_used);
+	}
 	mutex_unlock(&mdev->hbm_lock);
 	drm_gem_object_release(obj);
 	kfree(bo);
@@ -259,6 +266,8 @@ static struct m890_bo *m890_hbm_create(struct m890_device *mdev, u64 size)
 	if (ret == -ENOSPC && align > M890_HBM_ALIGN)
 		ret = drm_mm_insert_node_generic(&mdev->hbm_mm, &bo->hbm_node, size,
 						 M890_HBM_ALIGN, 0, DRM_MM_INSERT_BEST);
+	if (!ret)
+		atomic64_add(size, &mdev->hbm_used);
 	mutex_unlock(&mdev->hbm_lock);
 	if (ret)
 		goto err_put;
@@ -379,4 +388,109 @@ int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	}
 	drm_gem_object_put(obj);
 	return 0;
+}
+
+/**
+ * m890_bo_wait_ioctl() - DRM_IOCTL_M890_BO_WAIT.
+ * @dev: DRM device.
+ * @data: struct drm_m890_bo_wait.
+ * @file: caller.
+ *
+ * Return: 0 idle, -ETIME, -ENOENT, -EINVAL, -ERESTARTSYS.
+ */
+int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct drm_m890_bo_wait *args = data;
+	struct drm_gem_object *obj;
+	long ret;
+
+	if (args->flags)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				    drm_timeout_abs_to_jiffies(args->timeout_ns));
+	drm_gem_object_put(obj);
+	if (!ret)
+		return -ETIME;
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * m890_file_bos_lock() - take a reference to and lock every BO of a file.
+ * @file: file.
+ * @objs: returned array (free with m890_file_bos_unlock()), or NULL.
+ * @count: returned number of BOs.
+ * @ctx: acquire context for the reservation locks.
+ *
+ * Each BO gets room for one more fence.  BOs created concurrently may be
+ * missed.  Context: process, may sleep.
+ * Return: 0 or a negative errno (nothing locked or held then).
+ */
+int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
+		       struct ww_acquire_ctx *ctx)
+{
+	struct drm_gem_object **arr, *obj;
+	u32 n = 0, max = 0, i;
+	int id, ret;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id)
+		max++;
+	spin_unlock(&file->table_lock);
+	*objs = NULL;
+	*count = 0;
+	if (!max)
+		return 0;
+
+	arr = kvmalloc_array(max, sizeof(*arr), GFP_KERNEL);
+	if (!arr)
+		return -ENOMEM;
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (n == max)
+			break;
+		drm_gem_object_get(obj);
+		arr[n++] = obj;
+	}
+	spin_unlock(&file->table_lock);
+
+	ret = n ? drm_gem_lock_reservations(arr, n, ctx) : 0;
+	if (ret)
+		goto err_put;
+	for (i = 0; i < n; i++) {
+		ret = dma_resv_reserve_fences(arr[i]->resv, 1);
+		if (ret) {
+			drm_gem_unlock_reservations(arr, n, ctx);
+			goto err_put;
+		}
+	}
+	*objs = arr;
+	*count = n;
+	return 0;
+
+err_put:
+	for (i = 0; i < n; i++)
+		drm_gem_object_put(arr[i]);
+	kvfree(arr);
+	return ret;
+}
+
+/**
+ * m890_file_bos_unlock() - undo m890_file_bos_lock().
+ * @objs: array, may be NULL; freed.
+ * @count: its length.
+ * @ctx: acquire context.
+ */
+void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx)
+{
+	u32 i;
+
+	if (!objs)
+		return;
+	drm_gem_unlock_reservations(objs, count, ctx);
+	for (i = 0; i < count; i++)
+		drm_gem_object_put(objs[i]);
+	kvfree(objs);
 }

@@ -81,6 +81,21 @@ static void m890_ctx_table_free(struct drm_device *dev, void *res)
 }
 
 /**
+ * m890_mmu_hw_enable() - point the MMU at the context table and enable it.
+ * @mdev: device, freshly reset; the table (host memory) keeps every live
+ *        context's descriptor across a device reset.
+ */
+void m890_mmu_hw_enable(struct m890_device *mdev)
+{
+	mutex_lock(&mdev->mmu_lock);
+	m890_wr64(mdev, M890_REG_MMU_CTX_BASE, mdev->ctx_table_dma);
+	m890_wr(mdev, M890_REG_MMU_CTX_COUNT, mdev->ctx_count);
+	m890_wr(mdev, M890_REG_MMU_INVALIDATE, M890_MMU_INV_ALL);
+	m890_wr(mdev, M890_REG_MMU_CONTROL, M890_MMU_CONTROL_ENABLE);
+	mutex_unlock(&mdev->mmu_lock);
+}
+
+/**
  * m890_mmu_hw_init() - allocate the context table and enable the MMU.
  * @mdev: device, freshly reset.
  *
@@ -104,10 +119,7 @@ int m890_mmu_hw_init(struct m890_device *mdev)
 	if (drmm_add_action_or_reset(&mdev->drm, m890_ctx_table_free, NULL))
 		return -ENOMEM;
 
-	m890_wr64(mdev, M890_REG_MMU_CTX_BASE, mdev->ctx_table_dma);
-	m890_wr(mdev, M890_REG_MMU_CTX_COUNT, mdev->ctx_count);
-	m890_wr(mdev, M890_REG_MMU_INVALIDATE, M890_MMU_INV_ALL);
-	m890_wr(mdev, M890_REG_MMU_CONTROL, M890_MMU_CONTROL_ENABLE);
+	m890_mmu_hw_enable(mdev);
 	return 0;
 }
 

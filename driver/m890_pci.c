@@ -9,6 +9,12 @@
  * path that touches the hardware fails its drm_dev_enter() and skips the
  * MMIO, so clients that keep the device open are safe; their pending
  * fences are signalled with -ENODEV.
+ *
+ * A device reset (m890_device_reset(), the debugfs "force_reset" file)
+ * stops every queue of every client: their pending fences signal with
+ * -EIO and the queues stay stopped (submit returns -EIO, the queue-state
+ * query reports -EIO).  Contexts, BOs and their mappings survive, so the
+ * clients go on with new queues.
  */
 
 #include <linux/interrupt.h>
@@ -24,7 +30,13 @@
 
 #define M890_READY_TIMEOUT_US	100000
 
-static int m890_hw_reset(struct m890_device *mdev)
+/**
+ * m890_hw_reset() - write CONTROL.RESET and wait until the card is ready.
+ * @mdev: device.
+ *
+ * Return: 0, -ETIMEDOUT, or -EIO when the card reports FATAL.
+ */
+int m890_hw_reset(struct m890_device *mdev)
 {
 	u32 status;
 	int ret;
@@ -36,6 +48,42 @@ static int m890_hw_reset(struct m890_device *mdev)
 	if (ret)
 		return ret;
 	return status & M890_STATUS_FATAL ? -EIO : 0;
+}
+
+/**
+ * m890_device_reset() - reset the card under running clients.
+ * @mdev: device.
+ *
+ * Every in-flight job of every client fails with -EIO and its queue stops;
+ * the MMU and the event interrupt are set up again, so new queues work.
+ * Context: process; takes @mdev->reset_sem for writing.
+ * Return: 0, -ENODEV if the card is gone, or the error of the reset.
+ */
+int m890_device_reset(struct m890_device *mdev)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(&mdev->drm, &idx))
+		return -ENODEV;
+	down_write(&mdev->reset_sem);
+	mutex_lock(&mdev->sw_lock);
+	ret = m890_hw_reset(mdev);
+	if (!ret) {
+		m890_mmu_hw_enable(mdev);
+		m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
+		m890_wr(mdev, M890_REG_EVT_MASK, 0);
+	}
+	mutex_unlock(&mdev->sw_lock);
+	/* The card makes no more progress on old work: fail what is left. */
+	m890_queues_reset(mdev);
+	atomic_inc(&mdev->reset_count);
+	up_write(&mdev->reset_sem);
+	drm_dev_exit(idx);
+	if (ret)
+		drm_err(&mdev->drm, "device reset failed: %d\n", ret);
+	else
+		drm_info(&mdev->drm, "device reset\n");
+	return ret;
 }
 
 static irqreturn_t m890_event_irq(int irq, void *arg)
@@ -175,6 +223,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&mdev->files_lock);
 	mutex_init(&mdev->sw_lock);
 	spin_lock_init(&mdev->hwq_lock);
+	init_rwsem(&mdev->reset_sem);
 	INIT_LIST_HEAD(&mdev->files);
 	INIT_LIST_HEAD(&mdev->fabric_link);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);

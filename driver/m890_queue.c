@@ -10,13 +10,19 @@
  * non-zero reserved fields, copies them into the ring, appends a FENCE
  * packet carrying the new sequence number and writes the new tail to the
  * queue's doorbell.  The submission's fence is added to the queue's
- * timeline syncobj at point = seqno.
+ * timeline syncobj at point = seqno, and as a write fence to the dma_resv
+ * of every BO the file has a handle to (locked together with a ww
+ * acquire context before the packets reach the ring, so the fence is
+ * added to all or, on a locking error, the submission fails untouched).
  *
  * Ring space is tracked from completed fences: when fence N signals, the
  * card has consumed every slot up to the end of submission N.  A full ring
  * makes the submitter wait (interruptible, bounded by M890_RING_TIMEOUT).
- * A queue whose oldest fence makes no progress for M890_JOB_TIMEOUT is
- * reset and its fences fail with -ETIMEDOUT (e.g. a WAIT that never ends).
+ * A queue whose oldest fence makes no progress for the job_timeout_ms
+ * module parameter (checked every job_timeout_ms, so a hung job is caught
+ * between one and two periods after it became the oldest) is reset and its
+ * fences fail with -ETIMEDOUT (e.g. a WAIT that never ends); the queue
+ * stays stopped with that error, other queues keep running.
  *
  * Queue ids are per file, allocated cyclically, and a queue is inserted in
  * the file's xarray only once it is fully built.
@@ -24,7 +30,9 @@
 
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/iopoll.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -36,8 +44,21 @@
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
 #define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
 #define M890_RING_TIMEOUT	(10 * HZ)
-#define M890_JOB_TIMEOUT	(10 * HZ)
 #define M890_STOP_TIMEOUT_US	10000
+
+unsigned int m890_job_timeout_ms = 5000;
+module_param_named(job_timeout_ms, m890_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Time a queue's oldest job may run without completing before the queue is reset, ms (0: never)");
+
+/* Arm the job timeout of @q if it is not armed already. */
+static void m890_queue_watch(struct m890_queue *q)
+{
+	unsigned int ms = READ_ONCE(m890_job_timeout_ms);
+
+	if (ms)
+		schedule_delayed_work(&q->timeout_work, msecs_to_jiffies(ms));
+}
 
 /*
  * Reserved 32-bit words of each user opcode (bit i = dword i must be 0).
@@ -192,9 +213,9 @@ static void m890_queue_timeout(struct work_struct *work)
 		q->watch_seqno = 0;
 		return;
 	}
-	if (seqno != q->watch_seqno) {
+	if (seqno != q->watch_seqno || !READ_ONCE(m890_job_timeout_ms)) {
 		q->watch_seqno = seqno;
-		schedule_delayed_work(&q->timeout_work, M890_JOB_TIMEOUT);
+		m890_queue_watch(q);
 		return;
 	}
 
@@ -237,10 +258,19 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 	m890_fence_process(q);
 	m890_fence_fail_all(q, err);
 	q->ctx->bad = true;
+	atomic_inc(&q->ctx->faults);
+	mdev->last_fault.hwq = hwq;
+	mdev->last_fault.code = code;
+	mdev->last_fault.pid = q->ctx->pid;
+	mdev->last_fault.addr = 0;
+	mdev->last_fault.info = 0;
+	mdev->last_fault.count++;
 
 	if (code == M890_QERR_MMU_FAULT) {
 		addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
 		info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
+		mdev->last_fault.addr = addr;
+		mdev->last_fault.info = info;
 		drm_err_ratelimited(&mdev->drm,
 				    "queue %u (pid %d): MMU fault at 0x%llx, reason %lu, %s\n",
 				    hwq, q->ctx->pid, addr,
@@ -267,6 +297,31 @@ void m890_queues_unplug(struct m890_device *mdev)
 		spin_lock_irq(&mdev->hwq_lock);
 		if (mdev->hwq[i])
 			m890_fence_fail_all(mdev->hwq[i], -ENODEV);
+		spin_unlock_irq(&mdev->hwq_lock);
+	}
+}
+
+/**
+ * m890_queues_reset() - fail the work of every queue after a device reset.
+ * @mdev: device, just reset: no queue makes progress any more.
+ *
+ * Completed fences signal normally, the rest with -EIO; each queue stays
+ * stopped with -EIO until it is destroyed.
+ * Context: process, with @mdev->reset_sem held for writing.
+ */
+void m890_queues_reset(struct m890_device *mdev)
+{
+	struct m890_queue *q;
+	u32 i;
+
+	lockdep_assert_held_write(&mdev->reset_sem);
+	for (i = 0; i < mdev->num_queues; i++) {
+		spin_lock_irq(&mdev->hwq_lock);
+		q = mdev->hwq[i];
+		if (q) {
+			m890_fence_process(q);
+			m890_fence_fail_all(q, -EIO);
+		}
 		spin_unlock_irq(&mdev->hwq_lock);
 	}
 }
@@ -338,10 +393,12 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 		ret = -ENODEV;
 		goto err_hwq;
 	}
+	down_read(&mdev->reset_sem);
 	spin_lock_irq(&mdev->hwq_lock);
 	mdev->hwq[hwq] = q;
 	spin_unlock_irq(&mdev->hwq_lock);
 	m890_queue_hw_start(q);
+	up_read(&mdev->reset_sem);
 	drm_dev_exit(idx);
 
 	ret = drm_syncobj_get_handle(file, q->syncobj, &handle);
@@ -467,6 +524,7 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	slot->fence.hdr = (__force u32)cpu_to_le32(M890_PKT_HDR(M890_PKT_FENCE, 0));
 	q->tail += count + 1;
 	f->end_tail = q->tail;
+	f->submitted = ktime_get();
 
 	/* The pending list holds its own reference until the fence signals. */
 	dma_fence_get(&f->base);
@@ -492,7 +550,10 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_m890_submit *args = data;
 	struct dma_fence_chain *chain = NULL;
+	struct drm_gem_object **objs;
+	struct ww_acquire_ctx acquire;
 	struct m890_fence *f = NULL;
+	u32 nobjs;
 	union m890_packet *pkts;
 	struct m890_queue *q;
 	long wret;
@@ -545,6 +606,10 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_unlock;
 	}
 
+	/*
+	 * Ring space is awaited without reset_sem, then the queue is checked
+	 * again under it: a device reset in between kills the queue.
+	 */
 	wret = wait_event_interruptible_timeout(q->space_wq,
 						READ_ONCE(q->dead) ||
 						m890_queue_space(q) >= args->count + 1,
@@ -563,12 +628,25 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_unlock;
 	}
 
+	ret = m890_file_bos_lock(file, &objs, &nobjs, &acquire);
+	if (ret)
+		goto out_unlock;
+	down_read(&to_m890(dev)->reset_sem);
+	if (READ_ONCE(q->dead)) {
+		up_read(&to_m890(dev)->reset_sem);
+		m890_file_bos_unlock(objs, nobjs, &acquire);
+		ret = -EIO;
+		goto out_unlock;
+	}
 	m890_fence_init(q, f, ++q->seqno);
 	m890_queue_push(q, pkts, args->count, f);
+	up_read(&to_m890(dev)->reset_sem);
+	for (i = 0; i < nobjs; i++)
+		dma_resv_add_fence(objs[i]->resv, &f->base, DMA_RESV_USAGE_WRITE);
+	m890_file_bos_unlock(objs, nobjs, &acquire);
 	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
 	chain = NULL;
-	if (!delayed_work_pending(&q->timeout_work))
-		schedule_delayed_work(&q->timeout_work, M890_JOB_TIMEOUT);
+	m890_queue_watch(q);
 	args->seqno = f->base.seqno;
 	/* Drop the creation reference; the list and the syncobj hold theirs. */
 	dma_fence_put(&f->base);

@@ -1151,4 +1151,112 @@ TEST_F(dev, race_submit_queue_destroy)
 	}
 }
 
+/* ---- BO wait ---- */
+
+static int bo_wait(int fd, __u32 handle, __s64 timeout_ns)
+{
+	struct drm_m890_bo_wait w = { .handle = handle, .timeout_ns = timeout_ns };
+
+	return m890_ioctl(fd, DRM_IOCTL_M890_BO_WAIT, &w);
+}
+
+TEST_F(dev, bo_wait_bad_args)
+{
+	struct drm_m890_bo_wait w = { 0 };
+	struct drm_m890_bo_create bo;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	EXPECT_NE(0, self->info.capabilities & DRM_M890_CAP_BO_WAIT);
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	w.handle = bo.handle;
+	w.flags = 1;
+	EXPECT_EQ(-EINVAL, m890_ioctl(self->fd, DRM_IOCTL_M890_BO_WAIT, &w));
+	EXPECT_EQ(-ENOENT, bo_wait(self->fd, bo.handle + 100, abs_timeout(0)));
+	EXPECT_EQ(-ENOENT, bo_wait(self->fd, 0, abs_timeout(0)));
+	/* Another file's handle is unknown to this one. */
+	EXPECT_EQ(-ENOENT, bo_wait(fd2, bo.handle, abs_timeout(0)));
+	/* An idle BO: immediately, with a past or a far timeout. */
+	EXPECT_EQ(0, bo_wait(self->fd, bo.handle, 0));
+	EXPECT_EQ(0, bo_wait(self->fd, bo.handle, INT64_MAX));
+	EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+	EXPECT_EQ(-ENOENT, bo_wait(self->fd, bo.handle, abs_timeout(0)));
+	close(fd2);
+}
+
+/* BO_WAIT follows a job blocked on a semaphore the CPU then releases. */
+TEST_F(q, bo_wait_follows_job)
+{
+	struct drm_m890_bo_create sem, bo;
+	union m890_packet p[2];
+	volatile __u64 *s;
+	__u32 *m;
+	__u64 seq;
+
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HOST, &bo));
+	s = bo_map(self->fd, &sem);
+	m = bo_map(self->fd, &bo);
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, m);
+	memset(&p[0], 0, sizeof(p[0]));
+	p[0].wait.hdr = M890_PKT_HDR(M890_PKT_WAIT, 0);
+	p[0].wait.cond = M890_WAIT_GE;
+	p[0].wait.addr = sem.va;
+	p[0].wait.value = 1;
+	pkt_fill(&p[1], bo.va, bo.size, 0xfeedf00d);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 2, &seq));
+
+	EXPECT_EQ(-ETIME, bo_wait(self->fd, bo.handle, abs_timeout(100 * 1000 * 1000)));
+	EXPECT_EQ(-ETIME, bo_wait(self->fd, sem.handle, 0));
+	*s = 1;
+	EXPECT_EQ(0, bo_wait(self->fd, bo.handle, abs_timeout(WAIT_TIMEOUT_NS)));
+	EXPECT_EQ(0xfeedf00d, m[0]);
+	EXPECT_EQ(0xfeedf00d, m[bo.size / 4 - 1]);
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+	munmap((void *)s, sem.size);
+	munmap(m, bo.size);
+}
+
+/* A timeline point never submitted does not signal: the wait times out. */
+TEST_F(q, wait_unsubmitted_point)
+{
+	union m890_packet p;
+	uint64_t point;
+	__u64 seq;
+
+	pkt_nop(&p);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+	point = seq + 5;
+	EXPECT_NE(0, drmSyncobjTimelineWait(self->fd, &self->q.syncobj, &point, 1,
+					    abs_timeout(200 * 1000 * 1000),
+					    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL));
+	EXPECT_EQ(ETIME, errno);
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+}
+
+/* Destroying a queue whose job is blocked cancels it; the BO goes idle. */
+TEST_F(dev, destroy_queue_cancels_blocked_job)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create sem;
+	union m890_packet p;
+	__u64 seq;
+	int fd2 = open(ACCEL0, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_create(fd2, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, queue_create(fd2, &q));
+	memset(&p, 0, sizeof(p));
+	p.wait.hdr = M890_PKT_HDR(M890_PKT_WAIT, 0);
+	p.wait.addr = sem.va;
+	p.wait.value = 1;
+	ASSERT_EQ(0, submit(fd2, q.queue_id, &p, 1, &seq));
+	ASSERT_EQ(0, queue_destroy(fd2, q.queue_id));
+	ASSERT_EQ(0, wait_point(fd2, q.syncobj, seq));
+	EXPECT_EQ(-ECANCELED, point_status(fd2, q.syncobj, seq));
+	EXPECT_EQ(0, bo_wait(fd2, sem.handle, abs_timeout(WAIT_TIMEOUT_NS)));
+	close(fd2);
+}
+
 TEST_HARNESS_MAIN

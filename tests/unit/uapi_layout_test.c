@@ -27,6 +27,8 @@ CHECK_SIZE(struct drm_m890_queue_destroy, 8);
 CHECK_SIZE(struct drm_m890_submit, 32);
 CHECK_OFF(struct drm_m890_submit, packets, 8);
 CHECK_OFF(struct drm_m890_submit, seqno, 24);
+CHECK_SIZE(struct drm_m890_bo_wait, 16);
+CHECK_OFF(struct drm_m890_bo_wait, timeout_ns, 8);
 
 CHECK_SIZE(union m890_packet, M890_PKT_SIZE);
 CHECK_SIZE(struct m890_pkt_nop, 64);

@@ -24,6 +24,7 @@ enum drm_m890_ioctl_nr {
 	DRM_M890_QUEUE_CREATE = 0x03,
 	DRM_M890_QUEUE_DESTROY = 0x04,
 	DRM_M890_SUBMIT = 0x05,
+	DRM_M890_BO_WAIT = 0x06,
 };
 
 /* Capability bits in drm_m890_device_info.capabilities. */
@@ -33,6 +34,7 @@ enum drm_m890_ioctl_nr {
 #define DRM_M890_CAP_PEER_IMPORT	(1ull << 3)	/* dma-buf P2P windows */
 #define DRM_M890_CAP_FABRIC		(1ull << 4)
 #define DRM_M890_CAP_TIMESTAMP		(1ull << 5)
+#define DRM_M890_CAP_BO_WAIT		(1ull << 6)	/* DRM_M890_BO_WAIT, BO fences */
 
 enum drm_m890_query_type {
 	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */
@@ -192,8 +194,13 @@ struct drm_m890_queue_destroy {
  *         syncobj that signals when these packets have executed.  An
  *         execution error signals the point with an error (-EIO, -EFAULT
  *         for an MMU fault) and stops the queue.
+ * The submission's fence is added, as a write, to the reservation object
+ * (dma_resv) of every BO the file holds a handle to when it submits, so
+ * DRM_M890_BO_WAIT and dma-buf implicit synchronisation see the job.
+ *
  * Errors: -ENOENT unknown queue, -EIO the queue stopped on an earlier
- * error, -EAGAIN the ring stayed full for the driver's timeout.
+ * error or the device was reset, -EAGAIN the ring stayed full for the
+ * driver's timeout.
  */
 struct drm_m890_submit {
 	__u32 queue_id;
@@ -202,6 +209,27 @@ struct drm_m890_submit {
 	__u32 flags;
 	__u32 pad;
 	__u64 seqno;
+};
+
+/**
+ * struct drm_m890_bo_wait - wait until the jobs using a BO have finished.
+ * @handle: in, GEM handle of this file.
+ * @flags: must be zero.
+ * @timeout_ns: in, absolute CLOCK_MONOTONIC time in ns at which to give
+ *              up (absolute, so a restarted wait does not extend it); a
+ *              time in the past polls.
+ *
+ * Waits for every fence on the BO's reservation: each submission made
+ * while the file held the handle, on any of its queues.  A job that
+ * failed still counts as finished; its error is in the queue state.
+ *
+ * Return: 0 idle, -ETIME still busy at @timeout_ns, -ENOENT unknown
+ * handle, -EINVAL non-zero @flags, -ERESTARTSYS/-EINTR on a signal.
+ */
+struct drm_m890_bo_wait {
+	__u32 handle;
+	__u32 flags;
+	__s64 timeout_ns;
 };
 
 #define DRM_IOCTL_M890_QUERY \
@@ -216,6 +244,8 @@ struct drm_m890_submit {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_M890_QUEUE_DESTROY, struct drm_m890_queue_destroy)
 #define DRM_IOCTL_M890_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_SUBMIT, struct drm_m890_submit)
+#define DRM_IOCTL_M890_BO_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_M890_BO_WAIT, struct drm_m890_bo_wait)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# build/tests/m890_isolation_test: cross-client isolation, job timeout,
+# device reset and kill -9 accounting tests (kselftest harness).  Included
+# by the top-level Makefile after tests/uapi/uapi.mk, whose harness headers
+# and flags it shares.
+
+ISOLATION_TEST := $(M890_BUILD)/tests/m890_isolation_test
+
+.PHONY: isolation-tests
+isolation-tests: $(ISOLATION_TEST)
+userspace: isolation-tests
+
+$(ISOLATION_TEST): tests/isolation/m890_isolation_test.c uapi/drm/m890_accel.h \
+		uapi/drm/m890_packets.h $(UAPI_KSFT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UAPI_TEST_CFLAGS) -o $@ $< $(UAPI_TEST_LIBS)

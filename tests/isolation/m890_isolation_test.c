@@ -1,0 +1,964 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Isolation and recovery tests of the m890 driver (kselftest harness, TAP).
+ *
+ * - cross-client: client A reaches for client B's BOs, queues, syncobjs
+ *   and device VAs through ioctls and through packets; every attempt
+ *   fails, A's queues fault with -EFAULT, B's work and data are intact;
+ * - job timeout: a WAIT that never ends fails with -ETIMEDOUT after the
+ *   job_timeout_ms module parameter, while other queues and clients run;
+ * - device reset (debugfs force_reset): in-flight jobs of every client
+ *   fail with -EIO, new queues work and HBM contents survive;
+ * - kill -9 of processes with 64 jobs in flight: HBM accounting (debugfs
+ *   and fdinfo) returns to its starting value;
+ * - races: queue create/destroy, timeout against destroy, reset against
+ *   submit.
+ *
+ * Needs root (module parameters and debugfs) and card 0; tests that need
+ * what is missing are skipped.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include <drm/m890_accel.h>
+
+#include "kselftest_harness.h"
+
+#define ACCEL0			"/dev/accel/accel0"
+#define TIMEOUT_PARAM		"/sys/module/m890/parameters/job_timeout_ms"
+#define WAIT_TIMEOUT_NS		(30ull * 1000 * 1000 * 1000)
+#define KILL_ROUNDS		100
+#define KILL_JOBS		64
+
+/* ---- helpers: each returns 0 or -errno ---- */
+
+static int m890_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && errno == EINTR);
+	return ret == -1 ? -errno : 0;
+}
+
+static int bo_create(int fd, __u64 size, __u32 flags, struct drm_m890_bo_create *bo)
+{
+	memset(bo, 0, sizeof(*bo));
+	bo->size = size;
+	bo->flags = flags;
+	return m890_ioctl(fd, DRM_IOCTL_M890_BO_CREATE, bo);
+}
+
+static int bo_info(int fd, __u32 handle, struct drm_m890_bo_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	return m890_ioctl(fd, DRM_IOCTL_M890_BO_INFO, info);
+}
+
+static int gem_close(int fd, __u32 handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	return m890_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+static int queue_create(int fd, struct drm_m890_queue_create *q)
+{
+	memset(q, 0, sizeof(*q));
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUEUE_CREATE, q);
+}
+
+static int queue_destroy(int fd, __u32 id)
+{
+	struct drm_m890_queue_destroy d = { .queue_id = id };
+
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUEUE_DESTROY, &d);
+}
+
+static int queue_state(int fd, __u32 id, struct drm_m890_queue_state *st)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_QUEUE_STATE,
+		.size = sizeof(*st),
+		.data = (uintptr_t)st,
+	};
+
+	memset(st, 0, sizeof(*st));
+	st->queue_id = id;
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
+}
+
+/* Sticky error of a queue (0 while it runs), or the query's error. */
+static int queue_error(int fd, __u32 id)
+{
+	struct drm_m890_queue_state st;
+	int ret = queue_state(fd, id, &st);
+
+	return ret ? ret : st.error;
+}
+
+static int submit(int fd, __u32 queue, const union m890_packet *pkts, __u32 count,
+		  __u64 *seqno)
+{
+	struct drm_m890_submit s = {
+		.queue_id = queue,
+		.count = count,
+		.packets = (uintptr_t)pkts,
+	};
+	int ret = m890_ioctl(fd, DRM_IOCTL_M890_SUBMIT, &s);
+
+	if (!ret && seqno)
+		*seqno = s.seqno;
+	return ret;
+}
+
+static __s64 abs_timeout(__u64 rel_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__s64)ts.tv_sec * 1000000000ll + ts.tv_nsec + (__s64)rel_ns;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int wait_point_ns(int fd, uint32_t syncobj, uint64_t point, __u64 rel_ns)
+{
+	int ret = drmSyncobjTimelineWait(fd, &syncobj, &point, 1, abs_timeout(rel_ns),
+					 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL);
+
+	return ret ? -errno : 0;
+}
+
+static int wait_point(int fd, uint32_t syncobj, uint64_t point)
+{
+	return wait_point_ns(fd, syncobj, point, WAIT_TIMEOUT_NS);
+}
+
+/* 1 when a signalled point succeeded, else the negative fence error. */
+static int point_status(int fd, __u32 syncobj, __u64 point)
+{
+	struct sync_fence_info fi[16];
+	struct sync_file_info info;
+	__u32 tmp;
+	int sfd = -1, ret;
+
+	memset(fi, 0, sizeof(fi));
+	if (drmSyncobjCreate(fd, 0, &tmp))
+		return -errno;
+	ret = drmSyncobjTransfer(fd, tmp, 0, syncobj, point, 0);
+	if (!ret)
+		ret = drmSyncobjExportSyncFile(fd, tmp, &sfd);
+	if (ret) {
+		ret = -errno;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.num_fences = 16;
+	info.sync_fence_info = (uintptr_t)fi;
+	ret = m890_ioctl(sfd, SYNC_IOC_FILE_INFO, &info);
+	if (!ret)
+		ret = info.status;
+	close(sfd);
+out:
+	drmSyncobjDestroy(fd, tmp);
+	return ret;
+}
+
+static void pkt_nop(union m890_packet *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nop.hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+}
+
+static void pkt_fill(union m890_packet *p, __u64 dst, __u64 size, __u32 pat)
+{
+	memset(p, 0, sizeof(*p));
+	p->fill.hdr = M890_PKT_HDR(M890_PKT_FILL, 0);
+	p->fill.pattern = pat;
+	p->fill.dst = dst;
+	p->fill.size = size;
+}
+
+static void pkt_copy(union m890_packet *p, __u64 src, __u64 dst, __u64 size)
+{
+	memset(p, 0, sizeof(*p));
+	p->copy.hdr = M890_PKT_HDR(M890_PKT_COPY, 0);
+	p->copy.src = src;
+	p->copy.dst = dst;
+	p->copy.size = size;
+}
+
+/* WAIT until the 64-bit semaphore at @addr is >= @value. */
+static void pkt_wait(union m890_packet *p, __u64 addr, __u64 value)
+{
+	memset(p, 0, sizeof(*p));
+	p->wait.hdr = M890_PKT_HDR(M890_PKT_WAIT, 0);
+	p->wait.cond = M890_WAIT_GE;
+	p->wait.addr = addr;
+	p->wait.value = value;
+}
+
+static void *bo_map(int fd, const struct drm_m890_bo_create *bo)
+{
+	void *p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       bo->mmap_offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static bool ranges_overlap(__u64 a, __u64 alen, __u64 b, __u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* Every 32-bit word of @p[0..size) equals @pat. */
+static bool all_words(const volatile __u32 *p, __u64 size, __u32 pat)
+{
+	__u64 i;
+
+	for (i = 0; i < size / 4; i++)
+		if (p[i] != pat)
+			return false;
+	return true;
+}
+
+/*
+ * debugfs file of the card behind @fd: accel debugfs directories are named
+ * after the device (its PCI address), /sys/kernel/debug/accel/<bdf>/.
+ */
+static int debugfs_path(int fd, const char *name, char *buf, size_t len)
+{
+	char link[64], *dev, *bdf;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	dev = realpath(link, NULL);
+	if (!dev)
+		return -errno;
+	bdf = strrchr(dev, '/');
+	snprintf(buf, len, "/sys/kernel/debug/accel/%s/%s", bdf ? bdf + 1 : dev, name);
+	free(dev);
+	return access(buf, F_OK) ? -errno : 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* HBM bytes allocated on the card behind @fd (debugfs "hbm": "used N"). */
+static long long hbm_used(int fd)
+{
+	char path[128], buf[256];
+	long long used;
+
+	if (debugfs_path(fd, "hbm", path, sizeof(path)) || read_file(path, buf, sizeof(buf)))
+		return -1;
+	if (sscanf(buf, "used %lld", &used) != 1)
+		return -1;
+	return used;
+}
+
+/* Value in bytes of an fdinfo key of @fd, e.g. "drm-total-hbm" (-1 if absent). */
+static long long fdinfo_bytes(int fd, const char *key)
+{
+	char path[64], buf[4096], *line;
+	unsigned long long v;
+	char unit[8] = "";
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		if (sscanf(line + klen + 1, " %llu %7s", &v, unit) < 1)
+			return -1;
+		if (!strcmp(unit, "KiB"))
+			v <<= 10;
+		else if (!strcmp(unit, "MiB"))
+			v <<= 20;
+		return (long long)v;
+	}
+	return -1;
+}
+
+/* Set the job timeout; returns the old value in @old (ms) or -errno. */
+static int set_job_timeout(unsigned int ms, unsigned int *old)
+{
+	char buf[32];
+	int ret;
+
+	if (old) {
+		ret = read_file(TIMEOUT_PARAM, buf, sizeof(buf));
+		if (ret)
+			return ret;
+		*old = (unsigned int)strtoul(buf, NULL, 10);
+	}
+	snprintf(buf, sizeof(buf), "%u", ms);
+	return write_file(TIMEOUT_PARAM, buf);
+}
+
+/* ---- fixture: two clients A and B on card 0 ---- */
+
+FIXTURE(two) {
+	int a, b;
+	unsigned int old_timeout;
+	bool timeout_set;
+};
+
+FIXTURE_SETUP(two)
+{
+	self->timeout_set = false;
+	self->a = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	if (self->a < 0)
+		SKIP(return, "%s: %s", ACCEL0, strerror(errno));
+	self->b = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->b);
+}
+
+FIXTURE_TEARDOWN(two)
+{
+	if (self->timeout_set)
+		set_job_timeout(self->old_timeout, NULL);
+	if (self->a >= 0)
+		close(self->a);
+	if (self->b >= 0)
+		close(self->b);
+}
+
+/* Set the job timeout for this test; restored by the teardown. */
+#define SET_TIMEOUT(ms) do {							\
+	if (access(TIMEOUT_PARAM, W_OK))					\
+		SKIP(return, "%s not writable", TIMEOUT_PARAM);		\
+	ASSERT_EQ(0, set_job_timeout(ms, &self->old_timeout));			\
+	self->timeout_set = true;						\
+} while (0)
+
+/* A names B's handles, queue ids and syncobjs through every ioctl. */
+TEST_F_TIMEOUT(two, cross_client_ioctls, 120)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_queue_create qb;
+	struct drm_m890_queue_state st;
+	struct drm_m890_bo_info info;
+	struct drm_prime_handle prime;
+	union m890_packet p;
+	uint64_t val = 0;
+	void *m;
+
+	ASSERT_EQ(0, bo_create(self->b, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+
+	/* A has no objects at all: every one of B's numbers is unknown to A. */
+	EXPECT_EQ(-ENOENT, bo_info(self->a, bo.handle, &info));
+	EXPECT_EQ(-EINVAL, gem_close(self->a, bo.handle));
+	memset(&prime, 0, sizeof(prime));
+	prime.handle = bo.handle;
+	prime.flags = DRM_CLOEXEC;
+	EXPECT_EQ(-ENOENT, m890_ioctl(self->a, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
+	m = mmap(NULL, bo.size, PROT_READ, MAP_SHARED, self->a, bo.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	if (m != MAP_FAILED)
+		munmap(m, bo.size);
+
+	pkt_nop(&p);
+	EXPECT_EQ(-ENOENT, submit(self->a, qb.queue_id, &p, 1, NULL));
+	EXPECT_EQ(-ENOENT, queue_state(self->a, qb.queue_id, &st));
+	EXPECT_EQ(-ENOENT, queue_destroy(self->a, qb.queue_id));
+	EXPECT_NE(0, drmSyncobjQuery(self->a, &qb.syncobj, &val, 1));
+	EXPECT_NE(0, drmSyncobjDestroy(self->a, qb.syncobj));
+
+	/* B's objects are untouched. */
+	EXPECT_EQ(0, bo_info(self->b, bo.handle, &info));
+	EXPECT_EQ(bo.va, info.va);
+	EXPECT_EQ(0, queue_error(self->b, qb.queue_id));
+	EXPECT_EQ(0, drmSyncobjQuery(self->b, &qb.syncobj, &val, 1));
+	EXPECT_EQ(0, queue_destroy(self->b, qb.queue_id));
+}
+
+/*
+ * A copies from and to B's VAs and fills them: B's VAs are not mapped in
+ * A's context, so each of A's queues faults with -EFAULT and A's buffer
+ * stays zero, while B fills, copies and verifies its own data meanwhile.
+ */
+TEST_F_TIMEOUT(two, cross_client_packets, 120)
+{
+	struct drm_m890_bo_create pad, src, dst, abo;
+	struct drm_m890_queue_create qa[3], qb;
+	union m890_packet p[2];
+	__u32 *msrc, *mdst, *ma;
+	__u64 sa[3], sb1, sb2;
+	int i;
+
+	/* B: a 4 MiB spacer, then its data buffers, above any VA A gets. */
+	ASSERT_EQ(0, bo_create(self->b, 4 << 20, DRM_M890_BO_HBM, &pad));
+	ASSERT_EQ(0, bo_create(self->b, 256 * 1024, DRM_M890_BO_HBM, &src));
+	ASSERT_EQ(0, bo_create(self->b, 256 * 1024, DRM_M890_BO_HOST, &dst));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &abo));
+	ASSERT_FALSE(ranges_overlap(abo.va, abo.size, src.va, src.size));
+	ASSERT_FALSE(ranges_overlap(abo.va, abo.size, dst.va, dst.size));
+	msrc = bo_map(self->b, &src);
+	mdst = bo_map(self->b, &dst);
+	ma = bo_map(self->a, &abo);
+	ASSERT_NE(NULL, msrc);
+	ASSERT_NE(NULL, mdst);
+	ASSERT_NE(NULL, ma);
+	memset(ma, 0, abo.size);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, queue_create(self->a, &qa[i]));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+
+	/* B: fill src, copy it to dst. */
+	pkt_fill(&p[0], src.va, src.size, 0xb0b0cafe);
+	pkt_copy(&p[1], src.va, dst.va, dst.size);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 2, &sb1));
+
+	/* A: read B's src, write B's dst, fill B's src. */
+	pkt_copy(&p[0], src.va, abo.va, abo.size);
+	ASSERT_EQ(0, submit(self->a, qa[0].queue_id, p, 1, &sa[0]));
+	pkt_copy(&p[0], abo.va, dst.va, abo.size);
+	ASSERT_EQ(0, submit(self->a, qa[1].queue_id, p, 1, &sa[1]));
+	pkt_fill(&p[0], src.va, abo.size, 0xbad0bad0);
+	ASSERT_EQ(0, submit(self->a, qa[2].queue_id, p, 1, &sa[2]));
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, wait_point(self->a, qa[i].syncobj, sa[i]));
+		EXPECT_EQ(-EFAULT, point_status(self->a, qa[i].syncobj, sa[i]));
+		EXPECT_EQ(-EFAULT, queue_error(self->a, qa[i].queue_id));
+		pkt_nop(&p[0]);
+		EXPECT_EQ(-EIO, submit(self->a, qa[i].queue_id, p, 1, NULL));
+	}
+	EXPECT_TRUE(all_words(ma, abo.size, 0));
+
+	/* B: its first job and a second one after A's faults both succeed. */
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, sb1));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, sb1));
+	pkt_fill(&p[0], dst.va + dst.size / 2, dst.size / 2, 0x600d600d);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 1, &sb2));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, sb2));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, sb2));
+	EXPECT_EQ(0, queue_error(self->b, qb.queue_id));
+	EXPECT_TRUE(all_words(msrc, src.size, 0xb0b0cafe));
+	EXPECT_TRUE(all_words(mdst, dst.size / 2, 0xb0b0cafe));
+	EXPECT_TRUE(all_words(mdst + dst.size / 8, dst.size / 2, 0x600d600d));
+
+	munmap(msrc, src.size);
+	munmap(mdst, dst.size);
+	munmap(ma, abo.size);
+}
+
+/*
+ * A WAIT on a semaphore nobody signals is cut by the job timeout: its point
+ * fails with -ETIMEDOUT, the queue reports it and refuses new work, while
+ * another queue of the same client and another client run throughout.
+ */
+TEST_F_TIMEOUT(two, wait_timed_out, 120)
+{
+	struct drm_m890_queue_create qh, q2, qb;
+	struct drm_m890_bo_create sem, buf, bbuf;
+	union m890_packet p;
+	__u64 sh, s2, sb;
+	__u32 *m, *mb;
+	double t0, dt;
+
+	SET_TIMEOUT(1000);
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &buf));
+	ASSERT_EQ(0, bo_create(self->b, 64 * 1024, DRM_M890_BO_HOST, &bbuf));
+	m = bo_map(self->a, &buf);
+	mb = bo_map(self->b, &bbuf);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(NULL, mb);
+	ASSERT_EQ(0, queue_create(self->a, &qh));
+	ASSERT_EQ(0, queue_create(self->a, &q2));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+
+	t0 = now_s();
+	pkt_wait(&p, sem.va, 1);
+	ASSERT_EQ(0, submit(self->a, qh.queue_id, &p, 1, &sh));
+
+	/* Meanwhile the other queue and the other client work. */
+	pkt_fill(&p, buf.va, buf.size, 0x11111111);
+	ASSERT_EQ(0, submit(self->a, q2.queue_id, &p, 1, &s2));
+	pkt_fill(&p, bbuf.va, bbuf.size, 0x22222222);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, &p, 1, &sb));
+	ASSERT_EQ(0, wait_point(self->a, q2.syncobj, s2));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, sb));
+	EXPECT_EQ(1, point_status(self->a, q2.syncobj, s2));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, sb));
+	EXPECT_TRUE(all_words(m, buf.size, 0x11111111));
+	EXPECT_TRUE(all_words(mb, bbuf.size, 0x22222222));
+
+	/* The hung point signals with -ETIMEDOUT after at least the timeout. */
+	ASSERT_EQ(0, wait_point(self->a, qh.syncobj, sh));
+	dt = now_s() - t0;
+	EXPECT_LE(1.0, dt);
+	EXPECT_EQ(-ETIMEDOUT, point_status(self->a, qh.syncobj, sh));
+	EXPECT_EQ(-ETIMEDOUT, queue_error(self->a, qh.queue_id));
+	pkt_nop(&p);
+	EXPECT_EQ(-EIO, submit(self->a, qh.queue_id, &p, 1, NULL));
+	EXPECT_EQ(0, queue_error(self->a, q2.queue_id));
+	EXPECT_EQ(0, queue_error(self->b, qb.queue_id));
+
+	/* The card keeps working: a new queue of A and B's queue again. */
+	EXPECT_EQ(0, queue_destroy(self->a, qh.queue_id));
+	ASSERT_EQ(0, queue_create(self->a, &qh));
+	pkt_fill(&p, buf.va, buf.size, 0x33333333);
+	ASSERT_EQ(0, submit(self->a, qh.queue_id, &p, 1, &sh));
+	ASSERT_EQ(0, wait_point(self->a, qh.syncobj, sh));
+	EXPECT_EQ(1, point_status(self->a, qh.syncobj, sh));
+	EXPECT_TRUE(all_words(m, buf.size, 0x33333333));
+	pkt_fill(&p, bbuf.va, bbuf.size, 0x44444444);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, &p, 1, &sb));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, sb));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, sb));
+	EXPECT_TRUE(all_words(mb, bbuf.size, 0x44444444));
+
+	munmap(m, buf.size);
+	munmap(mb, bbuf.size);
+}
+
+/* A WAIT released by a SIGNAL from another queue is not timed out. */
+TEST_F_TIMEOUT(two, wait_signalled_in_time, 120)
+{
+	struct drm_m890_queue_create qw, qs;
+	struct drm_m890_bo_create sem;
+	union m890_packet p;
+	__u64 sw, ss;
+
+	SET_TIMEOUT(3000);
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, queue_create(self->a, &qw));
+	ASSERT_EQ(0, queue_create(self->a, &qs));
+	pkt_wait(&p, sem.va, 5);
+	ASSERT_EQ(0, submit(self->a, qw.queue_id, &p, 1, &sw));
+	memset(&p, 0, sizeof(p));
+	p.signal.hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
+	p.signal.op = M890_SIGNAL_SET;
+	p.signal.addr = sem.va;
+	p.signal.value = 5;
+	ASSERT_EQ(0, submit(self->a, qs.queue_id, &p, 1, &ss));
+	ASSERT_EQ(0, wait_point(self->a, qw.syncobj, sw));
+	EXPECT_EQ(1, point_status(self->a, qw.syncobj, sw));
+	EXPECT_EQ(0, queue_error(self->a, qw.queue_id));
+}
+
+/*
+ * force_reset in debugfs with hung jobs of two clients in flight: both
+ * fail with -EIO, both queues stay stopped, HBM contents survive and new
+ * queues of both clients work.
+ */
+TEST_F_TIMEOUT(two, force_reset, 120)
+{
+	struct drm_m890_queue_create qa, qb;
+	struct drm_m890_bo_create sa, sb, ha, hb;
+	char path[128], buf[256];
+	union m890_packet p[2];
+	__u64 pa, pb;
+	__u32 *ma, *mb;
+	int resets;
+
+	if (debugfs_path(self->a, "force_reset", path, sizeof(path)))
+		SKIP(return, "no force_reset in debugfs");
+	SET_TIMEOUT(0);	/* only the reset may end the WAITs */
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sa));
+	ASSERT_EQ(0, bo_create(self->b, 4096, DRM_M890_BO_HOST, &sb));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &ha));
+	ASSERT_EQ(0, bo_create(self->b, 64 * 1024, DRM_M890_BO_HBM, &hb));
+	ma = bo_map(self->a, &ha);
+	mb = bo_map(self->b, &hb);
+	ASSERT_NE(NULL, ma);
+	ASSERT_NE(NULL, mb);
+	ASSERT_EQ(0, queue_create(self->a, &qa));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+
+	/* Data written before the reset, then jobs that never finish. */
+	pkt_fill(&p[0], ha.va, ha.size, 0xaaaa5555);
+	pkt_wait(&p[1], sa.va, 1);
+	ASSERT_EQ(0, submit(self->a, qa.queue_id, p, 2, &pa));
+	pkt_fill(&p[0], hb.va, hb.size, 0x5555aaaa);
+	pkt_wait(&p[1], sb.va, 1);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 2, &pb));
+	/* The fills ran once each queue is blocked in its WAIT. */
+	for (int i = 0; i < 1000 && !(all_words(ma, ha.size, 0xaaaa5555) &&
+				       all_words(mb, hb.size, 0x5555aaaa)); i++)
+		usleep(10000);
+	ASSERT_TRUE(all_words(ma, ha.size, 0xaaaa5555));
+	ASSERT_TRUE(all_words(mb, hb.size, 0x5555aaaa));
+	EXPECT_EQ(-ETIME, wait_point_ns(self->a, qa.syncobj, pa, 100 * 1000 * 1000));
+
+	ASSERT_EQ(0, write_file(path, "1"));
+
+	ASSERT_EQ(0, wait_point(self->a, qa.syncobj, pa));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, pb));
+	EXPECT_EQ(-EIO, point_status(self->a, qa.syncobj, pa));
+	EXPECT_EQ(-EIO, point_status(self->b, qb.syncobj, pb));
+	EXPECT_EQ(-EIO, queue_error(self->a, qa.queue_id));
+	EXPECT_EQ(-EIO, queue_error(self->b, qb.queue_id));
+	pkt_nop(&p[0]);
+	EXPECT_EQ(-EIO, submit(self->a, qa.queue_id, p, 1, NULL));
+	EXPECT_TRUE(all_words(ma, ha.size, 0xaaaa5555));
+	EXPECT_TRUE(all_words(mb, hb.size, 0x5555aaaa));
+
+	/* debugfs counts the reset. */
+	ASSERT_EQ(0, debugfs_path(self->a, "faults", path, sizeof(path)));
+	ASSERT_EQ(0, read_file(path, buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "resets "));
+	resets = atoi(strstr(buf, "resets ") + 7);
+	EXPECT_LE(1, resets);
+
+	/* New work on new queues succeeds, through the same mappings. */
+	EXPECT_EQ(0, queue_destroy(self->a, qa.queue_id));
+	EXPECT_EQ(0, queue_destroy(self->b, qb.queue_id));
+	ASSERT_EQ(0, queue_create(self->a, &qa));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+	pkt_copy(&p[0], ha.va, ha.va + ha.size / 2, ha.size / 2);
+	pkt_fill(&p[1], ha.va, ha.size / 2, 0x12345678);
+	ASSERT_EQ(0, submit(self->a, qa.queue_id, p, 2, &pa));
+	pkt_fill(&p[0], hb.va, hb.size, 0x87654321);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 1, &pb));
+	ASSERT_EQ(0, wait_point(self->a, qa.syncobj, pa));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, pb));
+	EXPECT_EQ(1, point_status(self->a, qa.syncobj, pa));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, pb));
+	EXPECT_TRUE(all_words(ma, ha.size / 2, 0x12345678));
+	EXPECT_TRUE(all_words(ma + ha.size / 8, ha.size / 2, 0xaaaa5555));
+	EXPECT_TRUE(all_words(mb, hb.size, 0x87654321));
+	munmap(ma, ha.size);
+	munmap(mb, hb.size);
+}
+
+/* fdinfo and debugfs account HBM per client and in total. */
+TEST_F_TIMEOUT(two, hbm_accounting, 120)
+{
+	struct drm_m890_bo_create a1, a2, b1, h;
+	long long base = hbm_used(self->a);
+
+	if (base < 0)
+		SKIP(return, "no hbm file in debugfs");
+	EXPECT_EQ(0, fdinfo_bytes(self->a, "drm-total-hbm"));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &a1));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &a2));
+	ASSERT_EQ(0, bo_create(self->b, 2 << 20, DRM_M890_BO_HBM, &b1));
+	ASSERT_EQ(0, bo_create(self->a, 8192, DRM_M890_BO_HOST, &h));
+	EXPECT_EQ((1 << 20) + 64 * 1024, fdinfo_bytes(self->a, "drm-total-hbm"));
+	EXPECT_EQ((1 << 20) + 64 * 1024, fdinfo_bytes(self->a, "drm-hbm-mapped"));
+	EXPECT_EQ(8192, fdinfo_bytes(self->a, "drm-total-host"));
+	EXPECT_EQ(2 << 20, fdinfo_bytes(self->b, "drm-total-hbm"));
+	EXPECT_EQ(0, fdinfo_bytes(self->b, "drm-total-host"));
+	EXPECT_EQ(base + (3 << 20) + 64 * 1024, hbm_used(self->a));
+	EXPECT_LE(0, fdinfo_bytes(self->a, "drm-engine-compute"));
+
+	EXPECT_EQ(0, gem_close(self->a, a1.handle));
+	EXPECT_EQ(64 * 1024, fdinfo_bytes(self->a, "drm-total-hbm"));
+	EXPECT_EQ(base + (2 << 20) + 64 * 1024, hbm_used(self->a));
+	close(self->b);
+	self->b = -1;
+	EXPECT_EQ(base + 64 * 1024, hbm_used(self->a));
+}
+
+/* Busy time in fdinfo grows while a queue has work outstanding. */
+TEST_F_TIMEOUT(two, fdinfo_busy_time, 120)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create sem;
+	union m890_packet p;
+	long long before, after;
+	__u64 s;
+
+	SET_TIMEOUT(500);
+	before = fdinfo_bytes(self->a, "drm-engine-compute");
+	if (before < 0)
+		SKIP(return, "no drm-engine-compute in fdinfo");
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	pkt_wait(&p, sem.va, 1);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	after = fdinfo_bytes(self->a, "drm-engine-compute");
+	/* The WAIT was outstanding for at least the 500 ms timeout. */
+	EXPECT_LE(before + 500000000ll, after);
+}
+
+/* Child: 64 jobs in flight that never finish, then tell the parent. */
+static void kill_child(int ready_fd)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create sem, buf;
+	union m890_packet p[2];
+	int fd, i;
+	char c = 1;
+
+	fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || bo_create(fd, 4096, DRM_M890_BO_HOST, &sem) ||
+	    bo_create(fd, 1 << 20, DRM_M890_BO_HBM, &buf) || queue_create(fd, &q))
+		_exit(1);
+	for (i = 0; i < KILL_JOBS; i++) {
+		pkt_wait(&p[0], sem.va, 1);
+		pkt_copy(&p[1], buf.va, buf.va + buf.size / 2, buf.size / 2);
+		if (submit(fd, q.queue_id, p, 2, NULL))
+			_exit(2);
+	}
+	if (write(ready_fd, &c, 1) != 1)
+		_exit(3);
+	pause();
+	_exit(0);
+}
+
+/*
+ * 100 rounds of a process with 64 jobs in flight killed by SIGKILL: the
+ * card's HBM accounting comes back to where it started each time and the
+ * card still runs work afterwards.
+ */
+TEST_F_TIMEOUT(two, kill9_with_jobs_in_flight, 600)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create buf;
+	long long base = hbm_used(self->a), used;
+	union m890_packet p;
+	int round, status, pipefd[2];
+	pid_t pid;
+	char c;
+	__u64 s;
+
+	if (base < 0)
+		SKIP(return, "no hbm file in debugfs");
+	for (round = 0; round < KILL_ROUNDS; round++) {
+		ASSERT_EQ(0, pipe(pipefd));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			close(pipefd[0]);
+			kill_child(pipefd[1]);
+		}
+		close(pipefd[1]);
+		ASSERT_EQ(1, read(pipefd[0], &c, 1)) TH_LOG("round %d: child failed", round);
+		close(pipefd[0]);
+		used = hbm_used(self->a);
+		EXPECT_EQ(base + (1 << 20), used) TH_LOG("round %d", round);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		/* The file is released before the parent sees the exit. */
+		used = hbm_used(self->a);
+		ASSERT_EQ(base, used) TH_LOG("round %d", round);
+	}
+
+	/* The card still works. */
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &buf));
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	pkt_fill(&p, buf.va, buf.size, 0x77777777);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->a, q.syncobj, s));
+}
+
+/* ---- races ---- */
+
+#define RACE_ROUNDS	500
+
+struct q_race {
+	int fd;
+	_Atomic __u32 id;
+	atomic_bool stop;
+	atomic_int errors;
+};
+
+static void *q_race_creator(void *arg)
+{
+	struct q_race *r = arg;
+	struct drm_m890_queue_create q;
+	int i, ret;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		ret = queue_create(r->fd, &q);
+		if (ret == -EBUSY)
+			continue;
+		if (ret) {
+			atomic_fetch_add(&r->errors, 1);
+			continue;
+		}
+		atomic_store(&r->id, q.queue_id);
+		drmSyncobjDestroy(r->fd, q.syncobj);
+	}
+	atomic_store(&r->stop, true);
+	return NULL;
+}
+
+static void *q_race_destroyer(void *arg)
+{
+	struct q_race *r = arg;
+	int ret;
+
+	while (!atomic_load(&r->stop)) {
+		__u32 id = atomic_exchange(&r->id, 0);
+
+		if (!id)
+			continue;
+		ret = queue_destroy(r->fd, id);
+		if (ret && ret != -ENOENT)
+			atomic_fetch_add(&r->errors, 1);
+	}
+	return NULL;
+}
+
+/* Two threads race queue create against destroy; ids are never reused. */
+TEST_F_TIMEOUT(two, race_queue_create_destroy, 300)
+{
+	struct drm_m890_queue_create q1, q2;
+	struct q_race r = { .fd = self->a };
+	pthread_t t1, t2;
+
+	ASSERT_EQ(0, pthread_create(&t1, NULL, q_race_creator, &r));
+	ASSERT_EQ(0, pthread_create(&t2, NULL, q_race_destroyer, &r));
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	EXPECT_EQ(0, atomic_load(&r.errors));
+
+	/* A freed queue id is not handed out again right away. */
+	ASSERT_EQ(0, queue_create(self->a, &q1));
+	ASSERT_EQ(0, queue_destroy(self->a, q1.queue_id));
+	ASSERT_EQ(0, queue_create(self->a, &q2));
+	EXPECT_NE(q1.queue_id, q2.queue_id);
+}
+
+/* The job timeout fires while the queue is being destroyed. */
+TEST_F_TIMEOUT(two, race_timeout_destroy, 300)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create sem;
+	union m890_packet p;
+	__u64 s;
+	int i;
+
+	SET_TIMEOUT(1);
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	pkt_wait(&p, sem.va, 1);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, queue_create(self->a, &q));
+		ASSERT_EQ(0, submit(self->a, q.queue_id, &p, 1, &s));
+		usleep((i % 5) * 1000);
+		ASSERT_EQ(0, queue_destroy(self->a, q.queue_id));
+		ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+		EXPECT_GT(0, point_status(self->a, q.syncobj, s));
+		drmSyncobjDestroy(self->a, q.syncobj);
+	}
+}
+
+struct reset_race {
+	int fd;
+	__u32 queue;
+	__u64 va;
+	atomic_bool stop;
+	atomic_int bad;
+};
+
+static void *reset_race_submitter(void *arg)
+{
+	struct reset_race *r = arg;
+	union m890_packet p;
+	int ret;
+
+	pkt_fill(&p, r->va, 4096, 0x1);
+	while (!atomic_load(&r->stop)) {
+		ret = submit(r->fd, r->queue, &p, 1, NULL);
+		if (ret == -EIO)
+			break;	/* stopped by the reset, as documented */
+		if (ret && ret != -EAGAIN)
+			atomic_fetch_add(&r->bad, 1);
+	}
+	return NULL;
+}
+
+/* A device reset while another thread submits: submit stops with -EIO. */
+TEST_F_TIMEOUT(two, race_reset_submit, 300)
+{
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create bo;
+	struct reset_race r = { .fd = self->b };
+	char path[128];
+	pthread_t t;
+	__u64 s;
+	union m890_packet p;
+
+	if (debugfs_path(self->a, "force_reset", path, sizeof(path)))
+		SKIP(return, "no force_reset in debugfs");
+	ASSERT_EQ(0, bo_create(self->b, 64 * 1024, DRM_M890_BO_HOST, &bo));
+	ASSERT_EQ(0, queue_create(self->b, &q));
+	r.queue = q.queue_id;
+	r.va = bo.va;
+	ASSERT_EQ(0, pthread_create(&t, NULL, reset_race_submitter, &r));
+	usleep(50000);
+	ASSERT_EQ(0, write_file(path, "1"));
+	usleep(50000);
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, atomic_load(&r.bad));
+	EXPECT_EQ(-EIO, queue_error(self->b, q.queue_id));
+
+	ASSERT_EQ(0, queue_destroy(self->b, q.queue_id));
+	ASSERT_EQ(0, queue_create(self->b, &q));
+	pkt_fill(&p, bo.va, bo.size, 0x2);
+	ASSERT_EQ(0, submit(self->b, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
+}
+
+TEST_HARNESS_MAIN
