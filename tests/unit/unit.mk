@@ -40,3 +40,16 @@ $(BUILD)/unit/icn_netlink_spec_test: tests/unit/icn_spec_check.py \
 		'$(CURDIR)' '$(CURDIR)' '$(CC)' >$@
 	chmod 755 $@
 unit: $(BUILD)/unit/icn_netlink_spec_test
+
+# Shell tests of the bash completion and of `make install`.
+$(BUILD)/unit/icnctl_completion_test: tests/unit/icnctl_completion_test.sh \
+		icnctl/icnctl.bash-completion
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s/tests/unit/icnctl_completion_test.sh %s/icnctl/icnctl.bash-completion\n' \
+		'$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+$(BUILD)/unit/install_test: tests/unit/install_test.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/install_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/icnctl_completion_test $(BUILD)/unit/install_test
