@@ -30,6 +30,8 @@ void out_init(bool json, bool pretty, FILE *f)
 	out.json = json;
 	out.pretty = pretty;
 	out.f = f;
+	if (out.array)		/* a command of a batch that failed */
+		json_object_put(out.array);
 	out.array = json ? json_object_new_array() : NULL;
 	out.obj = NULL;
 }
