@@ -377,6 +377,8 @@ static int icn_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
 			GENL_SET_ERR_MSG(info, "switch INFO command failed");
 			goto out;
 		}
+		if (!sw_info[0])
+			goto out;	/* no port: nothing to clear */
 		first = 0;
 		last = min_t(u64, sw_info[0], M890_SW_PORTS) - 1;
 	}
