@@ -277,6 +277,14 @@ static int mon_valid_cb(struct nl_msg *msg, void *data)
 	return ms->count && ms->seen >= ms->count ? NL_STOP : NL_OK;
 }
 
+/* Notifications carry sequence number 0: accept every one. */
+static int mon_seq_cb(struct nl_msg *msg, void *data)
+{
+	(void)msg;
+	(void)data;
+	return NL_OK;
+}
+
 int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
 		   void *arg)
 {
@@ -295,7 +303,6 @@ int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
 		nl_socket_free(sk);
 		return EXIT_FAIL;
 	}
-	nl_socket_disable_seq_check(sk);
 	ret = nl_socket_add_membership(sk, grp);
 	if (ret < 0) {
 		fprintf(stderr, "icnctl: cannot join multicast group \"%s\": %s\n",
@@ -308,6 +315,9 @@ int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
 		nl_socket_free(sk);
 		return EXIT_FAIL;
 	}
+	/* This callback set replaces the socket's, so it also has to turn
+	 * off libnl's check that replies match the last request. */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, mon_seq_cb, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, mon_valid_cb, &ms);
 	ms.rc = EXIT_OK;
 	while (ms.rc == EXIT_OK && (!count || ms.seen < count)) {
