@@ -24,7 +24,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest shell run check \
-	check-host check-qtest check-guest bench clean help
+	check-host check-qtest check-guest bench clean help install
 all: module qemu userspace
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make bench [CARDS=N]     all-to-all bandwidth (a2a_perf, BENCH_ARGS=...)"
 	@echo "make shell               interactive guest shell"
 	@echo "make module|qemu|userspace|image|clean"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  icnctl, libm890, man page, completion"
 
 # ---- dependencies (Debian archive only; idempotent, quiet when present) ----
 deps:
@@ -88,6 +89,26 @@ bench: qemu image
 # ---- tests ----
 check: qemu image
 	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+
+# ---- install: icnctl (+ man page, bash completion) and libm890 ----
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+install: $(BUILD)/bin/icnctl $(BUILD)/lib/libm890.so.1.0.0
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	$(INSTALL) -m 755 $(BUILD)/bin/icnctl $(DESTDIR)$(PREFIX)/sbin/icnctl
+	$(INSTALL) -m 644 icnctl/icnctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/icnctl.8
+	$(INSTALL) -m 644 icnctl/icnctl.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/icnctl
+	$(INSTALL) -m 755 $(BUILD)/lib/libm890.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libm890.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/libm890.so.1
+	ln -sf libm890.so.1 $(DESTDIR)$(PREFIX)/lib/libm890.so
+	$(INSTALL) -m 644 libm890/include/m890.h $(DESTDIR)$(PREFIX)/include/m890.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' -e 's|@REQUIRES@|libdrm|' \
+		libm890/m890.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/m890.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/m890.pc
 
 clean:
 	rm -rf $(BUILD) m890.ko m890.mod* *.o .*.cmd Module.symvers modules.order \

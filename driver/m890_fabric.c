@@ -10,7 +10,9 @@
  * that is attached to a switch.  Changes need CAP_NET_ADMIN.
  *
  * Port changes are announced as ICN_CMD_PORT_NTF on the "config" group:
- * after a PORT_SET, and when a card reports EVT_STATUS.FABRIC.  Every card
+ * after a PORT_SET, after a PORT_CLEAR (the switch raises no event for
+ * it, so every cleared port is announced), and when a card reports
+ * EVT_STATUS.FABRIC.  Every card
  * on the switch gets the event, so only the serving card's events are
  * used, and a notification is sent only for a port whose state differs
  * from the last one announced.
@@ -113,17 +115,17 @@ static int m890_port_fill(struct sk_buff *msg, const struct m890_port *port)
 	    nla_put_u32(msg, ICN_A_PORT_PARTITION, port->w[M890_SW_PORT_PARTITION]) ||
 	    nla_put_u32(msg, ICN_A_PORT_SPEED, port->w[M890_SW_PORT_SPEED]) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_TX_BYTES, port->w[M890_SW_PORT_TX_BYTES],
-			      ICN_A_UNSPEC) ||
+			      ICN_A_PAD) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_RX_BYTES, port->w[M890_SW_PORT_RX_BYTES],
-			      ICN_A_UNSPEC) ||
+			      ICN_A_PAD) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_TX_PACKETS, port->w[M890_SW_PORT_TX_PKTS],
-			      ICN_A_UNSPEC) ||
+			      ICN_A_PAD) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_RX_PACKETS, port->w[M890_SW_PORT_RX_PKTS],
-			      ICN_A_UNSPEC) ||
+			      ICN_A_PAD) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_ERRORS, port->w[M890_SW_PORT_ERRORS],
-			      ICN_A_UNSPEC) ||
+			      ICN_A_PAD) ||
 	    nla_put_u64_64bit(msg, ICN_A_PORT_LINK_DOWN_COUNT, port->w[M890_SW_PORT_LINK_DOWN],
-			      ICN_A_UNSPEC))
+			      ICN_A_PAD))
 		return -EMSGSIZE;
 
 	/* Name the local accel node of the card on this port, if any. */
@@ -351,6 +353,148 @@ out:
 	return ret;
 }
 
+static int icn_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *index_attr = info->attrs[ICN_A_PORT_INDEX];
+	struct m890_device *mdev;
+	struct m890_port port;
+	u32 i, first, last;
+	u64 sw_info[1];
+	int ret;
+
+	mutex_lock(&m890_fabric_lock);
+	mdev = m890_fabric_dev_or_err(info);
+	if (!mdev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (index_attr) {
+		first = nla_get_u32(index_attr);
+		last = first;
+	} else {
+		ret = m890_sw_cmd(mdev, M890_SW_OP_INFO, 0, 0, sw_info, 1);
+		if (ret) {
+			GENL_SET_ERR_MSG(info, "switch INFO command failed");
+			goto out;
+		}
+		if (!sw_info[0])
+			goto out;	/* no port: nothing to clear */
+		first = 0;
+		last = min_t(u64, sw_info[0], M890_SW_PORTS) - 1;
+	}
+	if (!m890_port_seen_valid)
+		m890_port_snapshot(mdev);
+	for (i = first; i <= last; i++) {
+		ret = m890_sw_cmd(mdev, M890_SW_OP_PORT_CLEAR, i, 0, NULL, 0);
+		if (ret) {
+			if (index_attr)
+				NL_SET_ERR_MSG_ATTR(info->extack, index_attr,
+						    "switch refused to clear this port");
+			else
+				GENL_SET_ERR_MSG(info, "switch refused to clear the counters");
+			goto out;
+		}
+		if (!m890_port_read(mdev, i, &port))
+			m890_port_notify(&port, true);
+	}
+out:
+	mutex_unlock(&m890_fabric_lock);
+	return ret;
+}
+
+static int m890_card_fill(struct sk_buff *msg, struct m890_device *mdev)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "accel%d",
+		 mdev->drm.accel ? mdev->drm.accel->index : -1);
+	if (nla_put_string(msg, ICN_A_CARD_DEV_NAME, name) ||
+	    nla_put_u32(msg, ICN_A_CARD_FABRIC_ID, mdev->fabric_id) ||
+	    nla_put_u32(msg, ICN_A_CARD_PORT, mdev->fabric_port) ||
+	    nla_put_u64_64bit(msg, ICN_A_CARD_HBM_SIZE, mdev->hbm_size, ICN_A_PAD) ||
+	    nla_put_string(msg, ICN_A_CARD_BUS_NAME, pci_name(mdev->pdev)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The attached card of this system with fabric id @fabric_id, or NULL. */
+static struct m890_device *m890_card_find(u32 fabric_id)
+{
+	struct m890_device *mdev;
+
+	lockdep_assert_held(&m890_fabric_lock);
+	list_for_each_entry(mdev, &m890_fabric_devs, fabric_link)
+		if (mdev->fabric_id == fabric_id)
+			return mdev;
+	return NULL;
+}
+
+static int icn_card_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *id_attr = info->attrs[ICN_A_CARD_FABRIC_ID];
+	struct m890_device *mdev;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, ICN_A_CARD_FABRIC_ID))
+		return -EINVAL;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&m890_fabric_lock);
+	mdev = m890_card_find(nla_get_u32(id_attr));
+	if (!mdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
+				    "no card of this system has this fabric id");
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	hdr = genlmsg_iput(msg, info);
+	if (!hdr || m890_card_fill(msg, mdev)) {
+		ret = -EMSGSIZE;
+		goto err_unlock;
+	}
+	mutex_unlock(&m890_fabric_lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	mutex_unlock(&m890_fabric_lock);
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int icn_card_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct m890_device *mdev;
+	void *hdr;
+	u32 id;
+
+	mutex_lock(&m890_fabric_lock);
+	cb->seq = m890_fabric_gen;
+	for (id = cb->args[0]; id < M890_SW_PORTS; id++) {
+		mdev = m890_card_find(id);
+		if (!mdev)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &icn_family, NLM_F_MULTI, ICN_CMD_CARD_GET);
+		if (!hdr)
+			break;
+		genl_dump_check_consistent(cb, hdr);
+		if (m890_card_fill(skb, mdev)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = id;
+	mutex_unlock(&m890_fabric_lock);
+	return skb->len;
+}
+
 static const struct nla_policy icn_port_get_policy[ICN_A_PORT_INDEX + 1] = {
 	[ICN_A_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
 };
@@ -359,6 +503,10 @@ static const struct nla_policy icn_port_set_policy[ICN_A_PORT_ADMIN_STATE + 1] =
 	[ICN_A_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
 	[ICN_A_PORT_ADMIN_STATE] = NLA_POLICY_RANGE(NLA_U32, ICN_PORT_STATE_DOWN,
 						    ICN_PORT_STATE_UP),
+};
+
+static const struct nla_policy icn_card_get_policy[ICN_A_CARD_FABRIC_ID + 1] = {
+	[ICN_A_CARD_FABRIC_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
 };
 
 static const struct genl_split_ops icn_ops[] = {
@@ -385,6 +533,25 @@ static const struct genl_split_ops icn_ops[] = {
 		.policy = icn_port_set_policy,
 		.maxattr = ICN_A_PORT_ADMIN_STATE,
 		.flags = GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd = ICN_CMD_PORT_CLEAR,
+		.doit = icn_port_clear_doit,
+		.policy = icn_port_get_policy,
+		.maxattr = ICN_A_PORT_INDEX,
+		.flags = GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd = ICN_CMD_CARD_GET,
+		.doit = icn_card_get_doit,
+		.policy = icn_card_get_policy,
+		.maxattr = ICN_A_CARD_FABRIC_ID,
+		.flags = GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd = ICN_CMD_CARD_GET,
+		.dumpit = icn_card_get_dumpit,
+		.flags = GENL_CMD_CAP_DUMP,
 	},
 };
 

@@ -22,6 +22,7 @@ enum {
 struct icn_ctx {
 	bool json;
 	bool pretty;
+	bool stats;		/* -s: counters in port show */
 	int argc;		/* words left after the command word */
 	char **argv;
 };
@@ -42,6 +43,7 @@ int parse_u32(const char *s, uint32_t max, uint32_t *out);
 const char *port_state_name(uint32_t state);
 int parse_admin_state(const char *word, uint32_t *state);
 void format_speed(uint32_t mbps, char *buf, size_t len);
+int split_words(char *line, char **words, int max);
 int dispatch(struct icn_ctx *ctx, const char *what,
 	     const struct icnctl_cmd *cmds, const char *dflt);
 void print_usage(FILE *f, const struct icnctl_cmd *cmds);
@@ -58,30 +60,85 @@ void out_bool(const char *jkey, const char *tkey, bool v);
 void out_u64_as(const char *jkey, uint64_t v, const char *tkey,
 		const char *text);
 int out_finish(void);
+/* Stream mode: each JSON object is printed on its own line and flushed. */
+void out_stream(bool on);
 
 /* nl.c: the "icn" generic netlink family. */
 struct nl_msg;
 struct nlattr;
 typedef int (*icn_msg_fn)(struct nlattr **tb, void *arg);
+typedef int (*icn_ntf_fn)(uint8_t cmd, struct nlattr **tb, void *arg);
 
 struct icn_req {
 	uint8_t cmd;
 	bool dump;
+	const char *what;	/* names the request in error messages */
 	bool has_port;
 	uint32_t port;
 	bool has_admin;
 	uint32_t admin_state;
+	bool has_card;
+	uint32_t card;		/* ICN_A_CARD_FABRIC_ID */
 	/* Called before a dump is restarted after NLM_F_DUMP_INTR. */
 	void (*reset)(void *arg);
 };
 
+/*
+ * Send @req and pass every reply's attributes to @fn.  Prints the cause
+ * of a failure (driver not loaded, missing CAP_NET_ADMIN, the kernel's
+ * extack text) and returns an exit code.
+ */
 int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg);
+/*
+ * Join multicast group @group and pass each notification to @fn until
+ * @fn returns non-zero or @count notifications were seen (0: forever).
+ * Returns an exit code.
+ */
+int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
+		   void *arg);
 
-/* object entry points */
+/* port.c: port objects shared by port, stats, topology and monitor. */
+#define ICN_MAX_PORTS 256
+struct port_info {
+	uint32_t index;
+	uint32_t admin, oper;
+	bool present;
+	bool has_fabric_id;
+	uint32_t fabric_id;
+	uint32_t partition;
+	uint32_t speed;
+	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets;
+	uint64_t errors, link_down;
+	char dev[32];
+};
+
+struct port_list {
+	struct port_info ports[ICN_MAX_PORTS];
+	int n;
+};
+
+void port_info_parse(struct nlattr **tb, struct port_info *p);
+void port_print(const struct port_info *p, bool stats);
+void port_print_stats(const struct port_info *p);
+/* Read one port (@port >= 0) or every port; returns an exit code. */
+int port_list_get(struct port_list *pl, int64_t port);
+int parse_port(const char *word, uint32_t *port);
+int port_show_common(struct icn_ctx *ctx, const char *cmd, bool only_stats);
+int port_clear_common(struct icn_ctx *ctx, const char *cmd);
+
+/* object entry points, one file each */
 int cmd_port(struct icn_ctx *ctx);
 int cmd_switch(struct icn_ctx *ctx);
+int cmd_card(struct icn_ctx *ctx);
+int cmd_stats(struct icn_ctx *ctx);
+int cmd_topology(struct icn_ctx *ctx);
+int cmd_monitor(struct icn_ctx *ctx);
 
 extern const struct icnctl_cmd port_cmds[];
 extern const struct icnctl_cmd switch_cmds[];
+extern const struct icnctl_cmd card_cmds[];
+extern const struct icnctl_cmd stats_cmds[];
+extern const struct icnctl_cmd topology_cmds[];
+extern const struct icnctl_cmd monitor_cmds[];
 
 #endif /* ICNCTL_H */

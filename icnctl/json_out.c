@@ -20,6 +20,7 @@ static struct {
 	bool pretty;
 	FILE *f;
 	bool first;		/* text: no field printed on this line yet */
+	bool stream;		/* JSON: one object per line, flushed */
 	json_object *array;
 	json_object *obj;
 } out;
@@ -29,6 +30,8 @@ void out_init(bool json, bool pretty, FILE *f)
 	out.json = json;
 	out.pretty = pretty;
 	out.f = f;
+	if (out.array)		/* a command of a batch that failed */
+		json_object_put(out.array);
 	out.array = json ? json_object_new_array() : NULL;
 	out.obj = NULL;
 }
@@ -40,14 +43,26 @@ void out_obj_start(void)
 	out.first = true;
 }
 
+void out_stream(bool on)
+{
+	out.stream = on;
+}
+
 void out_obj_end(void)
 {
-	if (out.json) {
+	if (out.json && out.stream) {
+		fprintf(out.f, "%s\n",
+			json_object_to_json_string_ext(out.obj, JSON_C_TO_STRING_PLAIN));
+		json_object_put(out.obj);
+		out.obj = NULL;
+	} else if (out.json) {
 		json_object_array_add(out.array, out.obj);
 		out.obj = NULL;
 	} else {
 		fputc('\n', out.f);
 	}
+	if (out.stream)
+		fflush(out.f);
 }
 
 static void text_field(const char *tkey, const char *val)
@@ -110,13 +125,15 @@ int out_finish(void)
 {
 	int ret = 0;
 
-	if (out.json && out.array) {
+	if (out.json && out.array && !out.stream) {
 		int flags = out.pretty ? JSON_C_TO_STRING_PRETTY |
 			JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN;
 
 		if (fprintf(out.f, "%s\n",
 			    json_object_to_json_string_ext(out.array, flags)) < 0)
 			ret = -1;
+	}
+	if (out.array) {
 		json_object_put(out.array);
 		out.array = NULL;
 	}

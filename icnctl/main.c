@@ -6,7 +6,10 @@
  * Objects and commands are looked up in tables (one file per object) and
  * may be abbreviated to a unique prefix.  Exit status: 0 success,
  * 1 failure (kernel error, permission, driver missing), 2 usage error.
+ * With -b FILE each line of FILE is one "OBJECT COMMAND [ARGS]"; the
+ * first failing line stops the batch and is named by its number.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +19,16 @@
 #include "icnctl.h"
 
 static int cmd_help(struct icn_ctx *ctx);
+static int cmd_version(struct icn_ctx *ctx);
 
 static const struct icnctl_cmd objects[] = {
-	{ "port", cmd_port, NULL },
 	{ "switch", cmd_switch, NULL },
+	{ "port", cmd_port, NULL },
+	{ "card", cmd_card, NULL },
+	{ "stats", cmd_stats, NULL },
+	{ "topology", cmd_topology, NULL },
+	{ "monitor", cmd_monitor, NULL },
+	{ "version", cmd_version, NULL },
 	{ "help", cmd_help, NULL },
 	{ NULL, NULL, NULL },
 };
@@ -28,11 +37,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: icnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"where  OBJECT := { port | switch }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
+		"       icnctl [ OPTIONS ] -b FILE\n"
+		"where  OBJECT := { switch | port | card | stats | topology | monitor | version }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -b[atch] FILE |\n"
+		"                    -V[ersion] | -h[elp] }\n"
 		"\n");
-	print_usage(f, port_cmds);
 	print_usage(f, switch_cmds);
+	print_usage(f, port_cmds);
+	print_usage(f, card_cmds);
+	print_usage(f, stats_cmds);
+	print_usage(f, topology_cmds);
+	print_usage(f, monitor_cmds);
+	fprintf(f, "       icnctl version\n");
 }
 
 static int cmd_help(struct icn_ctx *ctx)
@@ -42,26 +58,99 @@ static int cmd_help(struct icn_ctx *ctx)
 	return EXIT_OK;
 }
 
+static int cmd_version(struct icn_ctx *ctx)
+{
+	if (ctx->argc) {
+		fprintf(stderr, "icnctl: version takes no argument\n");
+		return EXIT_USAGE;
+	}
+	out_obj_start();
+	out_str("icnctl", "icnctl", ICNCTL_VERSION);
+	out_str("family", "family", ICN_FAMILY_NAME);
+	out_u32("family_version", "family-version", ICN_FAMILY_VERSION);
+	out_obj_end();
+	return out_finish() ? EXIT_FAIL : EXIT_OK;
+}
+
+static int run_words(struct icn_ctx *ctx, int argc, char **argv)
+{
+	ctx->argc = argc;
+	ctx->argv = argv;
+	out_init(ctx->json, ctx->pretty, stdout);
+	return dispatch(ctx, "object", objects, NULL);
+}
+
+/* Run each line of @path ("-" for stdin); stop at the first failure. */
+static int run_batch(struct icn_ctx *ctx, const char *path)
+{
+	char line[4096], *words[64];
+	int lineno = 0, n, rc = EXIT_OK;
+	FILE *f;
+
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "icnctl: cannot open batch file %s: %s\n", path,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(stderr, "icnctl: %s: line %d: line too long\n",
+				path, lineno);
+			rc = EXIT_USAGE;
+			break;
+		}
+		n = split_words(line, words, 64);
+		if (n < 0) {
+			fprintf(stderr, "icnctl: %s: line %d: unclosed quote or too many words\n",
+				path, lineno);
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (n == 0)
+			continue;
+		rc = run_words(ctx, n, words);
+		if (rc) {
+			fprintf(stderr, "icnctl: %s: line %d: command failed: %s\n",
+				path, lineno, words[0]);
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
+		{ "statistics", no_argument, NULL, 's' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *batch = NULL;
 	struct icn_ctx ctx;
 	int opt;
 
 	memset(&ctx, 0, sizeof(ctx));
-	while ((opt = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jpsb:Vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			ctx.json = true;
 			break;
 		case 'p':
 			ctx.pretty = true;
+			break;
+		case 's':
+			ctx.stats = true;
+			break;
+		case 'b':
+			batch = optarg;
 			break;
 		case 'V':
 			printf("icnctl %s (ICN netlink family \"%s\" version %d)\n",
@@ -76,12 +165,16 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (batch) {
+		if (optind < argc) {
+			fprintf(stderr, "icnctl: -b takes no command on the command line\n");
+			return EXIT_USAGE;
+		}
+		return run_batch(&ctx, batch);
+	}
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	ctx.argc = argc - optind;
-	ctx.argv = argv + optind;
-	out_init(ctx.json, ctx.pretty, stdout);
-	return dispatch(&ctx, "object", objects, NULL);
+	return run_words(&ctx, argc - optind, argv + optind);
 }

@@ -135,7 +135,8 @@ static int do_request(struct nl_sock *sk, int family,
 			 ICN_FAMILY_VERSION) ||
 	    (req->has_port && nla_put_u32(msg, ICN_A_PORT_INDEX, req->port)) ||
 	    (req->has_admin &&
-	     nla_put_u32(msg, ICN_A_PORT_ADMIN_STATE, req->admin_state))) {
+	     nla_put_u32(msg, ICN_A_PORT_ADMIN_STATE, req->admin_state)) ||
+	    (req->has_card && nla_put_u32(msg, ICN_A_CARD_FABRIC_ID, req->card))) {
 		nlmsg_free(msg);
 		return -NLE_NOMEM;
 	}
@@ -167,36 +168,52 @@ static int do_request(struct nl_sock *sk, int family,
 	return ret;
 }
 
-int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
+/* A connected socket and the family id, or NULL after printing why. */
+static struct nl_sock *icn_open(int *family)
 {
-	struct req_state st;
 	struct nl_sock *sk;
-	int family, ret, one = 1, rc = EXIT_FAIL;
-	bool intr = false;
+	int ret, one = 1;
 
 	sk = nl_socket_alloc();
 	if (!sk) {
 		fprintf(stderr, "icnctl: out of memory\n");
-		return EXIT_FAIL;
+		return NULL;
 	}
 	ret = genl_connect(sk);
 	if (ret < 0) {
 		fprintf(stderr, "icnctl: cannot open a generic netlink socket: %s\n",
 			nl_geterror(ret));
-		goto out;
+		goto err;
 	}
 	/* Ask for the kernel's error messages; harmless if unsupported. */
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
 		   sizeof(one));
-	family = genl_ctrl_resolve(sk, ICN_FAMILY_NAME);
-	if (family < 0) {
-		if (family == -NLE_OBJ_NOTFOUND)
-			fprintf(stderr, "icnctl: ICN netlink family not found: is the m890 driver loaded?\n");
+	*family = genl_ctrl_resolve(sk, ICN_FAMILY_NAME);
+	if (*family < 0) {
+		if (*family == -NLE_OBJ_NOTFOUND)
+			fprintf(stderr, "icnctl: ICN netlink family \"%s\" not found: is the m890 driver loaded?\n",
+				ICN_FAMILY_NAME);
 		else
 			fprintf(stderr, "icnctl: cannot resolve the ICN netlink family: %s\n",
-				nl_geterror(family));
-		goto out;
+				nl_geterror(*family));
+		goto err;
 	}
+	return sk;
+err:
+	nl_socket_free(sk);
+	return NULL;
+}
+
+int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
+{
+	struct req_state st;
+	struct nl_sock *sk;
+	int family, ret, rc = EXIT_FAIL;
+	bool intr = false;
+
+	sk = icn_open(&family);
+	if (!sk)
+		return EXIT_FAIL;
 	for (int attempt = 0; attempt < 4; attempt++) {
 		memset(&st, 0, sizeof(st));
 		st.fn = fn;
@@ -218,9 +235,7 @@ int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
 		goto out;
 	}
 	if (st.err) {
-		rc = report_errno(&st, req->cmd == ICN_CMD_PORT_SET ?
-				  "port set" : req->cmd == ICN_CMD_SWITCH_GET ?
-				  "switch show" : "port show");
+		rc = report_errno(&st, req->what ? req->what : "request");
 		goto out;
 	}
 	if (ret < 0) {
@@ -231,4 +246,88 @@ int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
 out:
 	nl_socket_free(sk);
 	return rc;
+}
+
+struct mon_state {
+	icn_ntf_fn fn;
+	void *arg;
+	unsigned long count, seen;
+	int rc;
+};
+
+static int mon_valid_cb(struct nl_msg *msg, void *data)
+{
+	struct mon_state *ms = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *tb[ICN_A_MAX + 1];
+	int ret;
+
+	ret = genlmsg_parse(nlh, 0, tb, ICN_A_MAX, NULL);
+	if (ret < 0) {
+		fprintf(stderr, "icnctl: malformed notification: %s\n",
+			nl_geterror(ret));
+		return NL_SKIP;
+	}
+	if (ms->fn(gh->cmd, tb, ms->arg)) {
+		ms->rc = EXIT_FAIL;
+		return NL_STOP;
+	}
+	ms->seen++;
+	return ms->count && ms->seen >= ms->count ? NL_STOP : NL_OK;
+}
+
+/* Notifications carry sequence number 0: accept every one. */
+static int mon_seq_cb(struct nl_msg *msg, void *data)
+{
+	(void)msg;
+	(void)data;
+	return NL_OK;
+}
+
+int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
+		   void *arg)
+{
+	struct mon_state ms = { .fn = fn, .arg = arg, .count = count };
+	struct nl_sock *sk;
+	struct nl_cb *cb;
+	int family, grp, ret;
+
+	sk = icn_open(&family);
+	if (!sk)
+		return EXIT_FAIL;
+	grp = genl_ctrl_resolve_grp(sk, ICN_FAMILY_NAME, group);
+	if (grp < 0) {
+		fprintf(stderr, "icnctl: the ICN family has no multicast group \"%s\": %s\n",
+			group, nl_geterror(grp));
+		nl_socket_free(sk);
+		return EXIT_FAIL;
+	}
+	ret = nl_socket_add_membership(sk, grp);
+	if (ret < 0) {
+		fprintf(stderr, "icnctl: cannot join multicast group \"%s\": %s\n",
+			group, nl_geterror(ret));
+		nl_socket_free(sk);
+		return EXIT_FAIL;
+	}
+	cb = nl_cb_alloc(NL_CB_CUSTOM);
+	if (!cb) {
+		nl_socket_free(sk);
+		return EXIT_FAIL;
+	}
+	/* This callback set replaces the socket's, so it also has to turn
+	 * off libnl's check that replies match the last request. */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, mon_seq_cb, NULL);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, mon_valid_cb, &ms);
+	ms.rc = EXIT_OK;
+	while (ms.rc == EXIT_OK && (!count || ms.seen < count)) {
+		ret = nl_recvmsgs(sk, cb);
+		if (ret < 0 && ret != -NLE_INTR && ret != -NLE_AGAIN) {
+			fprintf(stderr, "icnctl: monitor: %s\n", nl_geterror(ret));
+			ms.rc = EXIT_FAIL;
+		}
+	}
+	nl_cb_put(cb);
+	nl_socket_free(sk);
+	return ms.rc;
 }

@@ -3,8 +3,9 @@
  * DOC: icnctl port
  *
  * "port show [PORT]" reads one port (do) or all of them (dump) and prints
- * one line, or one JSON object, per port; "port set PORT state up|down"
- * changes a port's administrative state, which needs CAP_NET_ADMIN.
+ * one line, or one JSON object, per port (with -s, its counters too);
+ * "port set PORT state up|down" changes a port's administrative state and
+ * "port reset [PORT]" zeroes counters; both need CAP_NET_ADMIN.
  * Replies are collected first and printed once the request succeeded, so
  * a restarted dump never prints a port twice.
  */
@@ -17,26 +18,6 @@
 
 #include "icnctl.h"
 
-#define MAX_PORTS 256
-
-struct port_info {
-	uint32_t index;
-	uint32_t admin, oper;
-	bool present;
-	bool has_fabric_id;
-	uint32_t fabric_id;
-	uint32_t partition;
-	uint32_t speed;
-	uint64_t tx_bytes, rx_bytes, tx_packets, rx_packets;
-	uint64_t errors, link_down;
-	char dev[32];
-};
-
-struct port_list {
-	struct port_info ports[MAX_PORTS];
-	int n;
-};
-
 static uint32_t get_u32(struct nlattr *a)
 {
 	return a && nla_len(a) >= 4 ? nla_get_u32(a) : 0;
@@ -47,19 +28,8 @@ static uint64_t get_u64(struct nlattr *a)
 	return a && nla_len(a) >= 8 ? nla_get_u64(a) : 0;
 }
 
-static int port_msg(struct nlattr **tb, void *arg)
+void port_info_parse(struct nlattr **tb, struct port_info *p)
 {
-	struct port_list *pl = arg;
-	struct port_info *p;
-
-	if (!tb[ICN_A_PORT_INDEX])
-		return 0;	/* not a port message */
-	if (pl->n >= MAX_PORTS) {
-		fprintf(stderr, "icnctl: more than %d ports in the reply\n",
-			MAX_PORTS);
-		return -1;
-	}
-	p = &pl->ports[pl->n++];
 	memset(p, 0, sizeof(*p));
 	p->index = get_u32(tb[ICN_A_PORT_INDEX]);
 	p->admin = get_u32(tb[ICN_A_PORT_ADMIN_STATE]);
@@ -80,6 +50,20 @@ static int port_msg(struct nlattr **tb, void *arg)
 		snprintf(p->dev, sizeof(p->dev), "%.*s",
 			 nla_len(tb[ICN_A_PORT_DEV_NAME]),
 			 (const char *)nla_data(tb[ICN_A_PORT_DEV_NAME]));
+}
+
+static int port_msg(struct nlattr **tb, void *arg)
+{
+	struct port_list *pl = arg;
+
+	if (!tb[ICN_A_PORT_INDEX])
+		return 0;	/* not a port message */
+	if (pl->n >= ICN_MAX_PORTS) {
+		fprintf(stderr, "icnctl: more than %d ports in the reply\n",
+			ICN_MAX_PORTS);
+		return -1;
+	}
+	port_info_parse(tb, &pl->ports[pl->n++]);
 	return 0;
 }
 
@@ -88,11 +72,21 @@ static void port_reset(void *arg)
 	((struct port_list *)arg)->n = 0;
 }
 
-static void print_port(const struct port_info *p)
+/* The six counters, as fields of the current object. */
+void port_print_stats(const struct port_info *p)
+{
+	out_u64("tx_bytes", "tx", p->tx_bytes);
+	out_u64("rx_bytes", "rx", p->rx_bytes);
+	out_u64("tx_packets", "tx-packets", p->tx_packets);
+	out_u64("rx_packets", "rx-packets", p->rx_packets);
+	out_u64("errors", "errors", p->errors);
+	out_u64("link_down_count", "link-down", p->link_down);
+}
+
+void port_print(const struct port_info *p, bool stats)
 {
 	char speed[32];
 
-	out_obj_start();
 	out_u32("port", "port", p->index);
 	out_str("admin", "admin", port_state_name(p->admin));
 	out_str("oper", "oper", port_state_name(p->oper));
@@ -105,16 +99,11 @@ static void print_port(const struct port_info *p)
 	out_u32("partition", "partition", p->partition);
 	format_speed(p->speed, speed, sizeof(speed));
 	out_u64_as("speed_mbps", p->speed, "speed", speed);
-	out_u64("tx_bytes", "tx", p->tx_bytes);
-	out_u64("rx_bytes", "rx", p->rx_bytes);
-	out_u64("tx_packets", "tx-packets", p->tx_packets);
-	out_u64("rx_packets", "rx-packets", p->rx_packets);
-	out_u64("errors", "errors", p->errors);
-	out_u64("link_down_count", "link-down", p->link_down);
-	out_obj_end();
+	if (stats)
+		port_print_stats(p);
 }
 
-static int parse_port(const char *word, uint32_t *port)
+int parse_port(const char *word, uint32_t *port)
 {
 	if (parse_u32(word, UINT32_MAX, port)) {
 		fprintf(stderr, "icnctl: \"%s\" is not a port number\n", word);
@@ -123,32 +112,69 @@ static int parse_port(const char *word, uint32_t *port)
 	return 0;
 }
 
-static int port_show(struct icn_ctx *ctx)
+int port_list_get(struct port_list *pl, int64_t port)
 {
-	struct icn_req req = { .cmd = ICN_CMD_PORT_GET, .reset = port_reset };
-	struct port_list *pl;
-	int rc;
+	struct icn_req req = {
+		.cmd = ICN_CMD_PORT_GET,
+		.what = "port show",
+		.reset = port_reset,
+	};
 
-	if (ctx->argc > 1) {
-		fprintf(stderr, "icnctl: port show takes at most one PORT\n");
-		return EXIT_USAGE;
-	}
-	if (ctx->argc == 1) {
-		if (parse_port(ctx->argv[0], &req.port))
-			return EXIT_USAGE;
+	if (port >= 0) {
 		req.has_port = true;
+		req.port = (uint32_t)port;
 	} else {
 		req.dump = true;
 	}
+	pl->n = 0;
+	return icn_nl_request(&req, port_msg, pl);
+}
+
+/* "[ PORT ]" of a show command: -1 for all ports, or an exit code. */
+static int optional_port(struct icn_ctx *ctx, const char *cmd, int64_t *port)
+{
+	uint32_t p;
+
+	*port = -1;
+	if (ctx->argc > 1) {
+		fprintf(stderr, "icnctl: %s takes at most one PORT\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (ctx->argc == 1) {
+		if (parse_port(ctx->argv[0], &p))
+			return EXIT_USAGE;
+		*port = p;
+	}
+	return EXIT_OK;
+}
+
+/* Show ports with or without their counters; shared with "stats show". */
+int port_show_common(struct icn_ctx *ctx, const char *cmd, bool only_stats)
+{
+	struct port_list *pl;
+	int64_t port;
+	int rc;
+
+	rc = optional_port(ctx, cmd, &port);
+	if (rc)
+		return rc;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl) {
 		fprintf(stderr, "icnctl: out of memory\n");
 		return EXIT_FAIL;
 	}
-	rc = icn_nl_request(&req, port_msg, pl);
+	rc = port_list_get(pl, port);
 	if (rc == EXIT_OK) {
-		for (int i = 0; i < pl->n; i++)
-			print_port(&pl->ports[i]);
+		for (int i = 0; i < pl->n; i++) {
+			out_obj_start();
+			if (only_stats) {
+				out_u32("port", "port", pl->ports[i].index);
+				port_print_stats(&pl->ports[i]);
+			} else {
+				port_print(&pl->ports[i], ctx->stats);
+			}
+			out_obj_end();
+		}
 		if (out_finish())
 			rc = EXIT_FAIL;
 	}
@@ -156,10 +182,41 @@ static int port_show(struct icn_ctx *ctx)
 	return rc;
 }
 
+static int port_show(struct icn_ctx *ctx)
+{
+	return port_show_common(ctx, "port show", false);
+}
+
+/* Zero the counters of one port or all; shared with "stats clear". */
+int port_clear_common(struct icn_ctx *ctx, const char *cmd)
+{
+	struct icn_req req = { .cmd = ICN_CMD_PORT_CLEAR, .what = cmd };
+	int64_t port;
+	int rc;
+
+	rc = optional_port(ctx, cmd, &port);
+	if (rc)
+		return rc;
+	if (port >= 0) {
+		req.has_port = true;
+		req.port = (uint32_t)port;
+	}
+	return icn_nl_request(&req, NULL, NULL);
+}
+
+static int port_reset_cmd(struct icn_ctx *ctx)
+{
+	return port_clear_common(ctx, "port reset");
+}
+
 static int port_set(struct icn_ctx *ctx)
 {
 	static const char *const keys[] = { "state" };
-	struct icn_req req = { .cmd = ICN_CMD_PORT_SET, .has_port = true };
+	struct icn_req req = {
+		.cmd = ICN_CMD_PORT_SET,
+		.what = "port set",
+		.has_port = true,
+	};
 	int i;
 
 	if (ctx->argc < 1) {
@@ -206,6 +263,7 @@ const struct icnctl_cmd port_cmds[] = {
 	{ "show", port_show, "port show [ PORT ]" },
 	{ "list", port_show, NULL },
 	{ "set", port_set, "port set PORT state { up | down }" },
+	{ "reset", port_reset_cmd, "port reset [ PORT ]    (zero the counters)" },
 	{ "help", port_help, "port help" },
 	{ NULL, NULL, NULL },
 };

@@ -3,8 +3,11 @@
  * DOC: icnctl switch
  *
  * "switch show" prints the switch the cards are cabled to: its id, port
- * count and ICN version.
+ * count and ICN version.  "switch info" adds a summary of its ports:
+ * how many have a card, how many are oper up, how many of those cards are
+ * in this system.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/attr.h>
@@ -32,9 +35,10 @@ static int switch_msg(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static int switch_show(struct icn_ctx *ctx)
+static int switch_common(struct icn_ctx *ctx, bool info)
 {
-	struct icn_req req = { .cmd = ICN_CMD_SWITCH_GET };
+	struct icn_req req = { .cmd = ICN_CMD_SWITCH_GET, .what = "switch show" };
+	struct port_list *pl = NULL;
 	struct switch_info si;
 	char ver[32];
 	int rc;
@@ -51,14 +55,49 @@ static int switch_show(struct icn_ctx *ctx)
 		fprintf(stderr, "icnctl: the kernel sent no switch description\n");
 		return EXIT_FAIL;
 	}
+	if (info) {
+		pl = calloc(1, sizeof(*pl));
+		if (!pl) {
+			fprintf(stderr, "icnctl: out of memory\n");
+			return EXIT_FAIL;
+		}
+		rc = port_list_get(pl, -1);
+		if (rc) {
+			free(pl);
+			return rc;
+		}
+	}
 	snprintf(ver, sizeof(ver), "%u.%u", si.version >> 16,
 		 si.version & 0xffff);
 	out_obj_start();
 	out_u32("switch", "switch", si.id);
 	out_u32("ports", "ports", si.ports);
 	out_str("version", "version", ver);
+	if (pl) {
+		uint32_t cabled = 0, up = 0, local = 0;
+
+		for (int i = 0; i < pl->n; i++) {
+			cabled += pl->ports[i].present;
+			up += pl->ports[i].oper == ICN_PORT_STATE_UP;
+			local += pl->ports[i].present && pl->ports[i].dev[0];
+		}
+		out_u32("cabled_ports", "cabled", cabled);
+		out_u32("up_ports", "up", up);
+		out_u32("local_cards", "local-cards", local);
+		free(pl);
+	}
 	out_obj_end();
 	return out_finish() ? EXIT_FAIL : EXIT_OK;
+}
+
+static int switch_show(struct icn_ctx *ctx)
+{
+	return switch_common(ctx, false);
+}
+
+static int switch_info(struct icn_ctx *ctx)
+{
+	return switch_common(ctx, true);
 }
 
 static int switch_help(struct icn_ctx *ctx)
@@ -71,6 +110,7 @@ static int switch_help(struct icn_ctx *ctx)
 
 const struct icnctl_cmd switch_cmds[] = {
 	{ "show", switch_show, "switch show" },
+	{ "info", switch_info, "switch info" },
 	{ "help", switch_help, "switch help" },
 	{ NULL, NULL, NULL },
 };

@@ -145,3 +145,41 @@ int dispatch(struct icn_ctx *ctx, const char *what,
 	}
 	return cmds[m].fn(ctx);
 }
+
+/*
+ * Split @line in place into blank-separated words, at most @max; a word
+ * may be quoted with ' or ".  Returns the number of words, or -1 when
+ * there are too many or a quote is not closed.  A '#' at the start of a
+ * word starts a comment.
+ */
+int split_words(char *line, char **words, int max)
+{
+	char *p = line, *w;
+	int n = 0;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p || *p == '#')
+			return n;
+		if (n == max)
+			return -1;
+		if (*p == '\'' || *p == '"') {
+			char q = *p++;
+
+			w = p;
+			while (*p && *p != q)
+				p++;
+			if (!*p)
+				return -1;
+		} else {
+			w = p;
+			while (*p && *p != ' ' && *p != '\t' && *p != '\n' &&
+			       *p != '\r')
+				p++;
+		}
+		words[n++] = w;
+		if (*p)
+			*p++ = '\0';
+	}
+}

@@ -12,7 +12,7 @@ mkdir -p "$STAMP_DIR"
 PKGS="build-essential bc bison flex kmod cpio xz-utils zstd dpkg-dev pkgconf
  ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev
  libfdt-dev libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev busybox-static
- qemu-system-data linux-source-6.12 gnuplot-nox"
+ qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml"
 
 need_apt_update=0
 src=/etc/apt/sources.list.d/m890-build.sources

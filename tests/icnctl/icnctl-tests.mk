@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
 #
-# icnctl guest tests: build/tests/icnctl-test-basic (TAP shell script) and
+# icnctl guest tests: build/tests/icnctl-test-basic and icnctl-test-fabric
+# (TAP shell scripts) and
 # its helpers build/tests/icnctl-json (JSON checker) and
 # build/tests/icnctl-nocap (runs a command without capabilities).  Needs icnctl/icnctl.mk.
 
 M890_BUILD ?= build
 
-ICNCTL_TEST_BINS := $(M890_BUILD)/tests/icnctl-test-basic $(M890_BUILD)/tests/icnctl-json \
+ICNCTL_TEST_BINS := $(M890_BUILD)/tests/icnctl-test-basic \
+	$(M890_BUILD)/tests/icnctl-test-fabric $(M890_BUILD)/tests/icnctl-json \
 	$(M890_BUILD)/tests/icnctl-nocap
 
 .PHONY: icnctl-tests userspace
@@ -16,6 +18,10 @@ icnctl-tests: $(ICNCTL_TEST_BINS)
 userspace: icnctl-tests
 
 $(M890_BUILD)/tests/icnctl-test-basic: tests/icnctl/icnctl-test-basic.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(M890_BUILD)/tests/icnctl-test-fabric: tests/icnctl/icnctl-test-fabric.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 

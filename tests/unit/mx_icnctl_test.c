@@ -180,11 +180,68 @@ static void test_output(void)
 	}
 }
 
+static void test_split(void)
+{
+	char line[] = "  port set 'a b' \"c\"\tstate down # comment\n";
+	char bad[] = "port 'open";
+	char many[] = "a b c d";
+	char empty[] = "   # only a comment\n";
+	char *w[8];
+	int n;
+
+	n = split_words(line, w, 8);
+	ok(n == 6, "split_words: six words, comment dropped");
+	ok(n == 6 && !strcmp(w[0], "port") && !strcmp(w[2], "a b") &&
+	   !strcmp(w[3], "c") && !strcmp(w[5], "down"),
+	   "split_words: quoted words kept whole");
+	ok(split_words(bad, w, 8) == -1, "split_words: unclosed quote is an error");
+	ok(split_words(many, w, 3) == -1, "split_words: too many words is an error");
+	ok(split_words(empty, w, 8) == 0, "split_words: comment line has no words");
+}
+
+static void test_stream(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_object *a, *b;
+	char *nl;
+
+	out_init(true, false, f);
+	out_stream(true);
+	out_obj_start();
+	out_u32("port", "port", 1);
+	out_obj_end();
+	out_obj_start();
+	out_u32("port", "port", 2);
+	out_obj_end();
+	out_finish();
+	out_stream(false);
+	fclose(f);
+	nl = strchr(text, '\n');
+	ok(nl && strchr(nl + 1, '\n') && !nl[1 + strcspn(nl + 1, "\n") + 1],
+	   "stream JSON: exactly two lines");
+	if (nl)
+		*nl = '\0';
+	a = json_tokener_parse(text);
+	b = nl ? json_tokener_parse(nl + 1) : NULL;
+	ok(a && json_object_is_type(a, json_type_object) &&
+	   json_object_get_int(json_object_object_get(a, "port")) == 1,
+	   "stream JSON: first line is an object with port 1");
+	ok(b && json_object_get_int(json_object_object_get(b, "port")) == 2,
+	   "stream JSON: second line is an object with port 2");
+	json_object_put(a);
+	json_object_put(b);
+	free(text);
+}
+
 int main(void)
 {
 	test_match();
 	test_parse();
 	test_output();
+	test_split();
+	test_stream();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }

@@ -30,3 +30,26 @@ $(BUILD)/unit-san/uapi_layout_test: tests/unit/uapi_layout_test.c $(wildcard uap
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_UAPI_CFLAGS) -fsanitize=address,undefined $< -o $@
 unit: $(BUILD)/unit/uapi_layout_test $(BUILD)/unit-san/uapi_layout_test
+
+# The netlink uAPI header against its YAML spec (python3-yaml; a wrapper
+# script so that check.sh runs it like the other unit tests).
+$(BUILD)/unit/icn_netlink_spec_test: tests/unit/icn_spec_check.py \
+		Documentation/netlink/specs/icn.yaml uapi/linux/icn_netlink.h
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec python3 %s/tests/unit/icn_spec_check.py %s %s\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(CC)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/icn_netlink_spec_test
+
+# Shell tests of the bash completion and of `make install`.
+$(BUILD)/unit/icnctl_completion_test: tests/unit/icnctl_completion_test.sh \
+		icnctl/icnctl.bash-completion
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s/tests/unit/icnctl_completion_test.sh %s/icnctl/icnctl.bash-completion\n' \
+		'$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+$(BUILD)/unit/install_test: tests/unit/install_test.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/install_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/icnctl_completion_test $(BUILD)/unit/install_test

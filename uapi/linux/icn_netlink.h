@@ -2,6 +2,8 @@
 /*
  * ICN Switch 1.0 generic netlink family "icn" (Documentation/netlink.rst).
  *
+ * Documentation/netlink/specs/icn.yaml is the source of truth for every
+ * name and value here; a host unit test checks that they agree.
  * All integer attributes are fixed width (u8/u32/u64); enums start at 1.
  * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM).
  */
@@ -18,6 +20,8 @@ enum icn_cmd {
 	ICN_CMD_PORT_GET,	/* do: one port (ICN_A_PORT_INDEX); dump: all */
 	ICN_CMD_PORT_SET,	/* do, admin: ICN_A_PORT_INDEX + ADMIN_STATE */
 	ICN_CMD_PORT_NTF,	/* notification on ICN_MCGRP_CONFIG */
+	ICN_CMD_PORT_CLEAR,	/* do, admin: zero counters of PORT_INDEX or all */
+	ICN_CMD_CARD_GET,	/* do: one card (CARD_FABRIC_ID); dump: all */
 
 	__ICN_CMD_MAX,
 	ICN_CMD_MAX = __ICN_CMD_MAX - 1
@@ -49,6 +53,12 @@ enum icn_attr {
 	ICN_A_PORT_ERRORS,		/* u64 */
 	ICN_A_PORT_LINK_DOWN_COUNT,	/* u64 */
 	ICN_A_PORT_DEV_NAME,		/* string: accel node, e.g. "accel0" */
+	ICN_A_CARD_DEV_NAME,		/* string: accel node, e.g. "accel0" */
+	ICN_A_CARD_FABRIC_ID,		/* u32: 0..63 */
+	ICN_A_CARD_PORT,		/* u32: switch port of the card */
+	ICN_A_CARD_HBM_SIZE,		/* u64: bytes */
+	ICN_A_CARD_BUS_NAME,		/* string: PCI address */
+	ICN_A_PAD,			/* padding of u64 attributes */
 
 	__ICN_A_MAX,
 	ICN_A_MAX = __ICN_A_MAX - 1
