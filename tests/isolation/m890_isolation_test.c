@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -835,6 +836,9 @@ static void *q_race_creator(void *arg)
 			atomic_fetch_add(&r->errors, 1);
 			continue;
 		}
+		/* Hand the id over only once the last one was taken: no leak. */
+		while (atomic_load(&r->id))
+			sched_yield();
 		atomic_store(&r->id, q.queue_id);
 		drmSyncobjDestroy(r->fd, q.syncobj);
 	}
@@ -871,6 +875,8 @@ TEST_F_TIMEOUT(two, race_queue_create_destroy, 300)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	EXPECT_EQ(0, atomic_load(&r.errors));
+	if (atomic_load(&r.id))
+		EXPECT_EQ(0, queue_destroy(self->a, atomic_load(&r.id)));
 
 	/* A freed queue id is not handed out again right away. */
 	ASSERT_EQ(0, queue_create(self->a, &q1));
