@@ -29,6 +29,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_BOUNCE_SIZE        (64 * 1024)
 #define M890_BH_MAX_PACKETS     64
 #define M890_BH_MAX_BYTES       (64ull << 20)
+/*
+ * Every step of a packet (a page of a copy, a row of GATHER/SCATTER/REDUCE,
+ * a block of MX) costs at least this much of a run's byte budget, so tiny
+ * rows cannot turn one run into millions of steps under the BQL.
+ */
+#define M890_STEP_CHARGE        4096ull
 #define M890_WAIT_POLL_NS       10000   /* 10 us */
 #define M890_MAX_COPY           (1ull << 40)
 #define M890_VA_LIMIT           (1ull << M890_VA_BITS)

@@ -214,7 +214,7 @@ static int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
         m890_seg_done(s, &sg, n, false);
         m890_seg_done(s, &dg, n, true);
         *done += n;
-        b->bytes -= n;
+        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
     }
     return 0;
 }
@@ -254,7 +254,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
                 return ret;
             }
             q->progress += chunk;
-            b->bytes -= chunk;
+            b->bytes -= MIN(b->bytes, MAX(chunk, M890_STEP_CHARGE));
         }
         return M890_EXEC_DONE;
     }
@@ -349,7 +349,7 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
             return ret;
         }
         q->progress += n;
-        b->bytes -= n;
+        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
     }
     return M890_EXEC_DONE;
 }
@@ -509,7 +509,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
             return ret;
         }
         idx = le32_to_cpu(idx);
-        b->bytes -= MIN(b->bytes, 4);
+        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
         if (idx == M890_INDEX_NONE) {
             q->progress += row_bytes - off;
             continue;
@@ -665,7 +665,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             return ret;
         }
         q->progress += ncol;
-        b->bytes -= MIN(b->bytes, (uint64_t)(k + 1) * ncol * esz);
+        b->bytes -= MIN(b->bytes, MAX((uint64_t)(k + 1) * ncol * esz,
+                                      M890_STEP_CHARGE));
     }
     return M890_EXEC_DONE;
 }
@@ -850,7 +851,8 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
             return ret;
         }
         q->progress += n;
-        b->bytes -= MIN(b->bytes, (uint64_t)n * (esz + 1));
+        b->bytes -= MIN(b->bytes, MAX((uint64_t)n * (esz + 1),
+                                      M890_STEP_CHARGE));
     }
     return M890_EXEC_DONE;
 }

@@ -45,11 +45,15 @@ accel="-accel tcg,thread=multi"
 if [ "${M890_KVM:-auto}" != 0 ] && [ -w /dev/kvm ] && [ -f "${M890_CACHE:-/nonexistent}/kvm-ok" ]; then
 	accel="-accel kvm"
 fi
+# Under TCG the guest's TSC is the host's: give the guest its frequency so
+# it need not calibrate (see below) and can use the TSC as its clocksource.
+tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+[ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || tsc_khz=2000000
 mem=$((1024 + cards * 16))
 args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=2000000 lapic=notscdeadline$noload"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
 	-monitor "unix:${M890_MONITOR:-$work/monitor.sock},server=on,wait=off"
 	-object icn-switch,id=sw0)
 for ((i = 0; i < cards; i++)); do
