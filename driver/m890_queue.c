@@ -635,7 +635,7 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	if (READ_ONCE(q->dead)) {
 		up_read(&to_m890(dev)->reset_sem);
 		m890_file_bos_unlock(objs, nobjs, &acquire);
-		ret = -EIO;
+		ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
 		goto out_unlock;
 	}
 	m890_fence_init(q, f, ++q->seqno);
