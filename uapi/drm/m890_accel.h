@@ -120,7 +120,6 @@ struct drm_m890_queue_state {
  *        -ENOSPC (HBM) when memory is short.
  * @flags: one DRM_M890_BO_* placement.
  * @handle: returned GEM handle.
- * @pad: must be zero.
  * @va: returned device VA of the BO in this file's address space.
  * @mmap_offset: returned offset to mmap() the BO with, on this fd.
  *
