@@ -11,7 +11,7 @@ ISOLATION_TEST := $(M890_BUILD)/tests/m890_isolation_test
 isolation-tests: $(ISOLATION_TEST)
 userspace: isolation-tests
 
-$(ISOLATION_TEST): tests/isolation/m890_isolation_test.c uapi/drm/m890_accel.h \
+$(ISOLATION_TEST): tests/isolation/m890_isolation_test.c tests/common/m890_test_util.h uapi/drm/m890_accel.h \
 		uapi/drm/m890_packets.h $(UAPI_KSFT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UAPI_TEST_CFLAGS) -o $@ $< $(UAPI_TEST_LIBS)

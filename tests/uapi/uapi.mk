@@ -20,7 +20,7 @@ UAPI_KSFT_HDRS := $(UAPI_KSFT_DIR)/kselftest_harness.h $(UAPI_KSFT_DIR)/kselftes
 UAPI_TEST := $(M890_BUILD)/tests/m890_uapi_test
 UAPI_TEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered -O2 -g \
-	-Iuapi -I$(UAPI_KSFT_DIR) $(shell pkg-config --cflags libdrm)
+	-Iuapi -Itests/common -I$(UAPI_KSFT_DIR) $(shell pkg-config --cflags libdrm)
 UAPI_TEST_LIBS := $(shell pkg-config --libs libdrm) -lpthread
 
 .PHONY: uapi-tests uapi-tests-syntax
@@ -35,7 +35,7 @@ $(UAPI_KSFT_HDRS):
 		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
 		linux-source-6.12/tools/testing/selftests/kselftest.h
 
-$(UAPI_TEST): tests/uapi/m890_uapi_test.c uapi/drm/m890_accel.h \
+$(UAPI_TEST): tests/uapi/m890_uapi_test.c tests/common/m890_test_util.h uapi/drm/m890_accel.h \
 		uapi/drm/m890_packets.h $(UAPI_KSFT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UAPI_TEST_CFLAGS) -o $@ $< $(UAPI_TEST_LIBS)
