@@ -142,7 +142,7 @@ enum m890_fault_reason {
 #define M890_Q_FENCE_ADDR		0x20	/* RW 64: DMA addr, 8 B aligned */
 #define M890_Q_FENCE_VALUE		0x28	/* RO 64: last FENCE value */
 #define M890_Q_MSIX_VECTOR		0x30	/* RW: vector for FENCE irq */
-#define M890_Q_ERR_HEAD			0x34	/* RO: ring index of bad packet */
+#define M890_Q_ERR_HEAD			0x34	/* RO: HEAD count (not slot) at error */
 
 /* Queue error codes, Q_STATUS[15:8] (spec §4.4) */
 enum m890_qerr {

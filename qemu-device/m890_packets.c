@@ -548,7 +548,7 @@ static uint16_t m890_f32_to_bf16(float f)
 
     memcpy(&u, &f, 4);
     if ((u & 0x7fffffff) > 0x7f800000) {
-        return (u >> 16) | 0x40;        /* quiet NaN */
+        return 0x7fc0;                  /* spec 7.10: the default NaN */
     }
     u += 0x7fff + ((u >> 16) & 1);      /* round to nearest even */
     return u >> 16;
@@ -695,7 +695,7 @@ static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
     int e, emin = 1 - f->bias;
 
     if (isnan(v)) {
-        return f == &m890_fp8 ? 0x7f : 0;   /* E2M1 has no NaN */
+        return 0;       /* spec 7.11: non-finite blocks hold code 0 */
     }
     if (a == 0) {
         return sign;
@@ -812,7 +812,8 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
                 for (j = 0; j < M890_MX_BLOCK; j++) {
                     unsigned int e0 = i * 32 + j;
                     double v = m890_load_elem(el + e0 * esz, esz);
-                    unsigned int code = bad ? m890_mx_encode(f, NAN) :
+                    /* spec 7.11: a NaN-scale block holds code 0 */
+                    unsigned int code = bad ? 0 :
                                         m890_mx_encode(f, ldexp(v, -x));
 
                     if (f == &m890_fp4) {
