@@ -17,6 +17,8 @@
 #define M890_PCI_DEVICE_ID		0x0890
 #define M890_PCI_REVISION		0x01
 #define M890_PCI_CLASS			0x1200	/* processing accelerator */
+#define M890_PCI_SUBSYS_VENDOR_ID	0x1d89
+#define M890_PCI_SUBSYS_ID		0x0890
 
 /* spec §2: BARs */
 #define M890_BAR_REGS			0	/* 1 MiB, 64-bit MMIO */
@@ -99,6 +101,7 @@ enum m890_fault_reason {
 #define M890_CTX_DESC_SIZE		16
 #define M890_CTX_VALID			(1ull << 0)
 #define M890_CTX_ROOT_MASK		0x000ffffffffff000ull
+#define M890_CTX_RSVD_MASK		0xfff0000000000ffeull	/* word 0; word 1 all */
 
 /* Page tables: 4 levels of 512 x 8-byte entries, 48-bit VA (spec §5.2) */
 #define M890_VA_BITS			48
@@ -118,6 +121,9 @@ enum m890_fault_reason {
 #define M890_PTE_PEER_MASK		(0x3full << 6)	/* peer fabric id */
 #define M890_PTE_ADDR_MASK		0x000ffffffffff000ull
 #define M890_PTE_RSVD_MASK		0xfff0000000000008ull
+/* non-leaf entries: TARGET and PEER are reserved too (WRITE is ignored) */
+#define M890_PTE_TABLE_RSVD_MASK	(M890_PTE_RSVD_MASK | M890_PTE_TARGET_MASK | \
+					 M890_PTE_PEER_MASK)
 
 /* spec §4: queues; registers of queue q at M890_REG_Q(q) + offset */
 #define M890_MAX_QUEUES			64

@@ -504,11 +504,17 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
         }
         i = q->progress / row_bytes;
         off = q->progress % row_bytes;
-        ret = m890_rw(s, q, idxva + i * 4, &idx, 4, false);
-        if (ret) {
-            return ret;
+        if (!q->snap_valid || q->snap_row != i) {
+            /* the row's index is read once, then only the copy is used */
+            ret = m890_rw(s, q, idxva + i * 4, &idx, 4, false);
+            if (ret) {
+                return ret;
+            }
+            q->snap_idx[0] = le32_to_cpu(idx);
+            q->snap_row = i;
+            q->snap_valid = true;
         }
-        idx = le32_to_cpu(idx);
+        idx = q->snap_idx[0];
         b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
         if (idx == M890_INDEX_NONE) {
             q->progress += row_bytes - off;
@@ -587,7 +593,6 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
     uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
     unsigned int k = p->k, esz, j, c, ncol;
-    uint32_t idx[64], wbits[64];
     float acc[M890_REDUCE_COLS], w;
     uint64_t total, r, col, row_bytes, off;
     int ret;
@@ -598,7 +603,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "reduce dtype");
     }
-    if (k < 1 || k > 64) {
+    if (k < 1 || k > M890_REDUCE_MAX_K) {
         return m890_bad_field(q, "reduce k");
     }
     if ((idxva & 3) || (wva & 3)) {
@@ -622,18 +627,27 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
         r = q->progress / hidden;
         col = q->progress % hidden;
         ncol = MIN(hidden - col, M890_REDUCE_COLS);
-        ret = m890_rw(s, q, idxva + r * k * 4, idx, k * 4, false);
-        if (!ret) {
-            ret = m890_rw(s, q, wva + r * k * 4, wbits, k * 4, false);
-        }
-        if (ret) {
-            return ret;
+        if (!q->snap_valid || q->snap_row != r) {
+            /* a row's indices and weights are read once for all pieces */
+            ret = m890_rw(s, q, idxva + r * k * 4, q->snap_idx, k * 4, false);
+            if (!ret) {
+                ret = m890_rw(s, q, wva + r * k * 4, q->snap_w, k * 4, false);
+            }
+            if (ret) {
+                return ret;
+            }
+            for (j = 0; j < k; j++) {
+                q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
+                q->snap_w[j] = le32_to_cpu(q->snap_w[j]);
+            }
+            q->snap_row = r;
+            q->snap_valid = true;
         }
         for (c = 0; c < ncol; c++) {
             acc[c] = 0.0f;
         }
         for (j = 0; j < k; j++) {
-            uint32_t ix = le32_to_cpu(idx[j]), wb = le32_to_cpu(wbits[j]);
+            uint32_t ix = q->snap_idx[j], wb = q->snap_w[j];
 
             if (ix == M890_INDEX_NONE) {
                 continue;
