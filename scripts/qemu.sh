@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Build QEMU 10.0 (Debian's source package) with the M890 device model and
-# its qtest, and print the directory holding qemu-system-x86_64 and
-# m890-test as the last line on stdout.
+# its qtests, and print the directory holding qemu-system-x86_64 and the
+# m890*-test programs as the last line on stdout.
 #
 # The binaries go to $M890_CACHE/qemu/bin-<qemu version>-<hash>, where the
 # hash covers qemu-device/, tests/qtest/, this script and the contract
@@ -14,6 +14,8 @@
 set -euo pipefail
 
 CACHE=${M890_CACHE:-$HOME/.cache/m890}
+# The device's qtests: tests/qtest/NAME.c, built and installed as NAME.
+QTESTS="m890-test m890-hazard-test"
 top=$(cd "$(dirname "$0")/.." && pwd)
 qroot=$CACHE/qemu
 bdir=$qroot/build
@@ -58,8 +60,11 @@ qver=${srcdir##*/qemu-}
 hash=$(cd "$top" && dev_files | while read -r f; do
 	echo "$f"; sha256sum <"$f"; done | sha256sum | cut -c1-12)
 bindir=$qroot/bin-$qver-$hash
-if [ -x "$bindir/qemu-system-x86_64" ] && [ -x "$bindir/m890-test" ] &&
-   [ -e "$qroot/share/qemu" ]; then
+built=yes
+for t in qemu-system-x86_64 $QTESTS; do
+	[ -x "$bindir/$t" ] || built=no
+done
+if [ $built = yes ] && [ -e "$qroot/share/qemu" ]; then
 	echo "$bindir"
 	exit 0
 fi
@@ -83,7 +88,7 @@ sync_file "$top/uapi/drm/m890_packets.h" "$hw/m890_packets.h"
 	case $f in ./m890_regs.h|./icn/m890_regs.h|./m890_packets.h) continue ;; esac
 	[ -f "$top/qemu-device/$f" ] || rm -f "$hw/$f"
 done
-for t in "$top"/tests/qtest/*.c; do
+for t in "$top"/tests/qtest/*.[ch]; do
 	[ -f "$t" ] && sync_file "$t" "$srcdir/tests/qtest/${t##*/}"
 done
 
@@ -120,10 +125,12 @@ s = s.replace("\n      'input-barrier':", "\n      'icn-switch':                
 open(p, "w").write(s)
 PY
 grep -q "'icn-switch':" "$srcdir/qapi/qom.json" || fail "cannot patch qapi/qom.json"
-grep -q "m890-test" "$srcdir/tests/qtest/meson.build" ||
-	sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['m890-test']|" \
-		"$srcdir/tests/qtest/meson.build"
-grep -q "m890-test" "$srcdir/tests/qtest/meson.build" || fail "cannot patch qtest list"
+for t in $QTESTS; do
+	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" ||
+		sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['$t']|" \
+			"$srcdir/tests/qtest/meson.build"
+	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" || fail "cannot patch qtest list"
+done
 
 # 5. Configure once, then build incrementally.
 if [ ! -f "$bdir/build.ninja" ]; then
@@ -134,7 +141,8 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		--python=/usr/bin/python3) >"$log" 2>&1 || fail "configure failed"
 fi
 echo "qemu.sh: building qemu $qver with the m890 device (log: $log)" >&2
-nice ninja -C "$bdir" -j 2 qemu-system-x86_64 tests/qtest/m890-test >"$log" 2>&1 ||
+nice ninja -C "$bdir" -j 2 qemu-system-x86_64 \
+	$(for t in $QTESTS; do echo "tests/qtest/$t"; done) >"$log" 2>&1 ||
 	fail "build failed"
 
 # 6. Install into a content-addressed directory.  QEMU looks for its
@@ -145,7 +153,10 @@ mkdir -p "$qroot/share"
 tmp=$bindir.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"
-cp "$bdir/qemu-system-x86_64" "$bdir/tests/qtest/m890-test" "$tmp/"
+cp "$bdir/qemu-system-x86_64" "$tmp/"
+for t in $QTESTS; do
+	cp "$bdir/tests/qtest/$t" "$tmp/"
+done
 rm -rf "$bindir"
 mv "$tmp" "$bindir"
 echo "$bindir"
