@@ -8,8 +8,9 @@
  * movement host -> HBM -> peer HBM -> host, FILL, SIGNAL/WAIT across
  * queues, TIMESTAMP, FENCE, and the error paths a guest can provoke (bad
  * opcode, reserved fields, MMU faults, HBM range, fabric link down, ring
- * overflow, queues beyond the configured count, DMA into the card's own
- * registers).
+ * overflow, queues beyond the configured count, ring registers locked
+ * while a queue is enabled, DMA into the card's own registers).  The
+ * hazard classes and the MMU have their own qtests.
  */
 #include "qemu/osdep.h"
 #include "m890-qtest.h"
@@ -302,6 +303,42 @@ static void test_ring_limits(void)
     g_assert_cmpuint(rd(a, M890_REG_Q(1) + M890_Q_HEAD), ==, 40);
 }
 
+/* RING_BASE, RING_ORDER and ASID are read-only while ENABLE is set. */
+static void test_ring_regs_locked(void)
+{
+    Card *a = &cards[0];
+    uint64_t r = M890_REG_Q(2);
+    union m890_packet n = { 0 };
+
+    wrq(a, r + M890_Q_RING_BASE, 0x123456000ull);
+    wr(a, r + M890_Q_RING_BASE + 4, 7);
+    wr(a, r + M890_Q_RING_ORDER, 9);
+    wr(a, r + M890_Q_ASID, 5);
+    g_assert_cmphex(rdq(a, r + M890_Q_RING_BASE), ==, a->ring[2]);
+    g_assert_cmpuint(rd(a, r + M890_Q_RING_ORDER), ==, RING_ORDER);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
+    n.hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+    g_assert_cmphex(run(a, 2, &n), ==, M890T_IDLE);
+
+    /* still locked while stopped in error with ENABLE set */
+    n.hdr = 0x0e;
+    g_assert_cmpuint(qerr(run(a, 2, &n)), ==, M890_QERR_BAD_OPCODE);
+    wr(a, r + M890_Q_ASID, 5);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
+
+    /* writable again once disabled; kept by a queue reset */
+    wr(a, r + M890_Q_CONTROL, 0);
+    wr(a, r + M890_Q_ASID, 5);
+    wr(a, r + M890_Q_RING_ORDER, 9);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 5);
+    g_assert_cmpuint(rd(a, r + M890_Q_RING_ORDER), ==, 9);
+    wr(a, M890_REG_EVT_STATUS, ~0u);
+    wr(a, M890_REG_QERR_STATUS, ~0u);
+    queue_start(a, 2);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
+}
+
 static void test_self_dma(void)
 {
     Card *a = &cards[0];
@@ -350,6 +387,7 @@ int main(int argc, char **argv)
     qtest_add_func("/m890/errors", test_errors);
     qtest_add_func("/m890/fabric-down", test_fabric_down);
     qtest_add_func("/m890/ring-limits", test_ring_limits);
+    qtest_add_func("/m890/ring-regs-locked", test_ring_regs_locked);
     qtest_add_func("/m890/self-dma", test_self_dma);
     qtest_add_func("/m890/reset", test_reset);
     ret = g_test_run();
