@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
 #
-# icnctl guest tests: build/tests/icnctl-test-basic and icnctl-test-fabric
-# (TAP shell scripts) and
+# icnctl guest tests: build/tests/icnctl-test-basic, icnctl-test-fabric
+# and icnctl-test-mgmt (TAP shell scripts) and
 # its helpers build/tests/icnctl-json (JSON checker) and
 # build/tests/icnctl-nocap (runs a command without capabilities).  Needs icnctl/icnctl.mk.
 
 M890_BUILD ?= build
 
 ICNCTL_TEST_BINS := $(M890_BUILD)/tests/icnctl-test-basic \
-	$(M890_BUILD)/tests/icnctl-test-fabric $(M890_BUILD)/tests/icnctl-json \
+	$(M890_BUILD)/tests/icnctl-test-fabric $(M890_BUILD)/tests/icnctl-test-mgmt \
+	$(M890_BUILD)/tests/icnctl-json \
 	$(M890_BUILD)/tests/icnctl-nocap
 
 .PHONY: icnctl-tests userspace
@@ -22,6 +23,10 @@ $(M890_BUILD)/tests/icnctl-test-basic: tests/icnctl/icnctl-test-basic.sh
 	install -m 755 $< $@
 
 $(M890_BUILD)/tests/icnctl-test-fabric: tests/icnctl/icnctl-test-fabric.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(M890_BUILD)/tests/icnctl-test-mgmt: tests/icnctl/icnctl-test-mgmt.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
