@@ -8,8 +8,9 @@
  * - partitions: with card a in partition 1 and card b in partition 2, a
  *   window cannot be opened either way (M890_ERROR_PERMISSION), and a
  *   window opened before the move can neither write nor read b's memory:
- *   the work fails, b's memory is unchanged and the switch counts the
- *   refusals on a's port.  Moving b into partition 1 lets new windows
+ *   the work fails, b's memory is unchanged, the switch counts the
+ *   refusals on a's port and the driver announces a fabric fault on the
+ *   "errors" netlink group.  Moving b into partition 1 lets new windows
  *   work; moving it back refuses them again.
  * - link down during a transfer: a peer copy is queued on the card behind
  *   a WAIT, b's link goes down, the WAIT is released: the copy fails, b's
@@ -27,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tap.h"
 
 #define N		(1u << 20)
 #define BIG		(64ull << 20)
+#define MON		"/tmp/m890-lib-test-fabric.mon"
 
 /* Run a shell command built from @fmt; returns its exit status. */
 static int sh(const char *fmt, ...)
@@ -72,6 +75,20 @@ static int port_counters(uint32_t port, struct counters *c)
 	return ok ? 0 : -1;
 }
 
+/* True once @path holds a complete line. */
+static int file_has_line(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f)
+		return 0;
+	ret = fgets(line, sizeof(line), f) && strchr(line, '\n');
+	fclose(f);
+	return ret;
+}
+
 static void fill(uint8_t *p, size_t n, uint8_t seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -89,6 +106,7 @@ static int all_equal(const uint8_t *p, size_t n, uint8_t v)
 struct card {
 	m890_device_t dev;
 	uint32_t fid;
+	char node[32];
 	m890_buffer_t host, hbm;
 	uint8_t *hp;
 	uint64_t host_va, hbm_va;
@@ -102,6 +120,7 @@ static void card_open(struct card *c, int index)
 	TAP_REQUIRE(m890_device_open(index, &c->dev));
 	TAP_REQUIRE(m890_device_get_info(c->dev, &info));
 	c->fid = info.fabric_id;
+	snprintf(c->node, sizeof(c->node), "%s", info.node);
 	TAP_REQUIRE(m890_buffer_alloc(c->dev, N, M890_MEM_HOST, &c->host));
 	TAP_REQUIRE(m890_buffer_alloc(c->dev, N, M890_MEM_HBM, &c->hbm));
 	TAP_REQUIRE(m890_buffer_map(c->host, &p));
@@ -163,6 +182,7 @@ static m890_status_t try_import(m890_device_t dev, m890_buffer_t peer_buf)
 static void test_partitions(struct card *a, struct card *b)
 {
 	struct counters c0, c1;
+	char expect[128];
 	m890_buffer_t other;
 	m890_window_t old, w;
 	m890_status_t st;
@@ -199,6 +219,23 @@ static void test_partitions(struct card *a, struct card *b)
 	port_counters(a->fid, &c1);
 	tap_ok(c1.errors >= c0.errors + 2, "the switch counted the refusals on a's port (%llu -> %llu)",
 	       c0.errors, c1.errors);
+
+	/*
+	 * The refusal is announced on the "errors" group.  The monitor may
+	 * join the group a little after it starts, so fail a write again
+	 * until it reports one (each try is another refused access).
+	 */
+	tap_ok(sh("rm -f " MON "; (icnctl -j monitor errors count 1 >" MON " 2>&1 & p=$!; "
+		  "sleep 30; kill $p 2>/dev/null) &") == 0, "monitor of the errors group started");
+	for (int i = 0; i < 50 && !file_has_line(MON); i++) {
+		peer_write(a, old);
+		usleep(200000);
+	}
+	snprintf(expect, sizeof(expect), "\"error\":\"fabric-fault\",\"card\":\"%s\",\"fabric_id\":%u,",
+		 a->node, a->fid);
+	tap_ok(sh("grep -q '%s' " MON, expect) == 0,
+	       "a fabric-fault error names card %s, fabric id %u", a->node, a->fid);
+	sh("sed 's/^/# monitor: /' " MON);
 
 	/* Moving b into partition 1 affects new windows. */
 	hbm_set(b, 0x11);
