@@ -135,6 +135,8 @@ struct m890_pt {
  * @fabric_link: entry in the global list of fabric-attached cards.
  * @fabric_work: sends netlink notifications for fabric events.
  * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
+ * @fabric_faults: queue stops by a fabric refusal not yet announced.
+ * @fabric_fault_addr: faulting VA of the last of them.
  * @num_qvec: queue MSI-X vectors; queue q uses vector 1 + q % num_qvec.
  * @irq_ctx: per-vector cookie for the queue IRQ handlers.
  * @hbm_used: bytes of HBM allocated to BOs, all clients.
@@ -176,6 +178,8 @@ struct m890_device {
 	struct list_head fabric_link;
 	struct work_struct fabric_work;
 	u32 evt_sw;
+	atomic_t fabric_faults;
+	u64 fabric_fault_addr;
 	u32 num_qvec;
 
 	struct m890_qirq {
@@ -405,6 +409,8 @@ void m890_fabric_fini(void);
 void m890_fabric_add(struct m890_device *mdev);
 void m890_fabric_remove(struct m890_device *mdev);
 void m890_fabric_event(struct m890_device *mdev);
+void m890_fabric_fault(struct m890_device *mdev);
+int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer);
 void m890_fabric_work(struct work_struct *work);
 
 /* m890_debugfs.c */

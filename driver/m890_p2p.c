@@ -7,7 +7,10 @@
  * same GEM object.  Importing an HBM BO on another M890 creates a "peer
  * window": a BO without backing store whose PTEs (TARGET_PEER, the
  * exporter's fabric id, the HBM offset) make the importing card reach the
- * exporter's HBM through the ICN fabric.  No PCI peer-to-peer DMA is
+ * exporter's HBM through the ICN fabric.  Both cards must be in the same
+ * switch partition when the window is created (-EPERM otherwise); the
+ * switch checks every access again, so moving a card to another
+ * partition later makes its existing windows fault.  No PCI peer-to-peer DMA is
  * involved, so other drivers cannot attach to HBM dma-bufs, and dma-bufs
  * from other drivers are refused with -EOPNOTSUPP.
  *
@@ -139,11 +142,13 @@ static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
 	struct m890_bo *sbo = to_m890_bo(src_obj);
 	struct drm_gem_object *obj;
 	struct m890_bo *bo;
+	int ret;
 
 	if (sbo->kind != M890_BO_KIND_HBM)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (mdev->fabric_id == M890_FABRIC_ID_NONE || src->fabric_id == M890_FABRIC_ID_NONE)
-		return ERR_PTR(-EOPNOTSUPP);
+	ret = m890_fabric_peer_check(mdev, src);
+	if (ret)
+		return ERR_PTR(ret);
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)

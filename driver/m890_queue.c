@@ -282,6 +282,8 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 				    hwq, q->ctx->pid, code,
 				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
 	}
+	if (code == M890_QERR_FABRIC)
+		m890_fabric_fault(mdev);
 	spin_unlock(&mdev->hwq_lock);
 }
 

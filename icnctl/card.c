@@ -81,11 +81,8 @@ static int card_show(struct icn_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (ctx->argc == 1) {
-		if (parse_u32(ctx->argv[0], UINT32_MAX, &req.card)) {
-			fprintf(stderr, "icnctl: \"%s\" is not a fabric id\n",
-				ctx->argv[0]);
+		if (parse_index(ctx->argv[0], "fabric id", ICN_PORTS, &req.card))
 			return EXIT_USAGE;
-		}
 		req.has_card = true;
 	} else {
 		req.dump = true;

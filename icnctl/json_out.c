@@ -120,6 +120,25 @@ void out_bool(const char *jkey, const char *tkey, bool v)
 	}
 }
 
+void out_port_list(const char *jkey, const char *tkey, uint64_t ports)
+{
+	char buf[256];
+	json_object *a;
+
+	if (!out.json) {
+		format_port_list(ports, buf, sizeof(buf));
+		text_field(tkey, buf);
+		return;
+	}
+	if (!jkey)
+		return;
+	a = json_object_new_array();
+	for (int i = 0; i < ICN_PORTS; i++)
+		if (ports >> i & 1)
+			json_object_array_add(a, json_object_new_int(i));
+	json_object_object_add(out.obj, jkey, a);
+}
+
 /* Print the JSON document (JSON mode) and release it. */
 int out_finish(void)
 {

@@ -27,6 +27,8 @@ static const struct icnctl_cmd objects[] = {
 	{ "card", cmd_card, NULL },
 	{ "stats", cmd_stats, NULL },
 	{ "topology", cmd_topology, NULL },
+	{ "route", cmd_route, NULL },
+	{ "partition", cmd_partition, NULL },
 	{ "monitor", cmd_monitor, NULL },
 	{ "version", cmd_version, NULL },
 	{ "help", cmd_help, NULL },
@@ -38,15 +40,18 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: icnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       icnctl [ OPTIONS ] -b FILE\n"
-		"where  OBJECT := { switch | port | card | stats | topology | monitor | version }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -b[atch] FILE |\n"
-		"                    -V[ersion] | -h[elp] }\n"
+		"where  OBJECT := { switch | port | card | stats | topology | route |\n"
+		"                   partition | monitor | version }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -i[nterval] SECS |\n"
+		"                    -b[atch] FILE | -V[ersion] | -h[elp] }\n"
 		"\n");
 	print_usage(f, switch_cmds);
 	print_usage(f, port_cmds);
 	print_usage(f, card_cmds);
 	print_usage(f, stats_cmds);
 	print_usage(f, topology_cmds);
+	print_usage(f, route_cmds);
+	print_usage(f, partition_cmds);
 	print_usage(f, monitor_cmds);
 	fprintf(f, "       icnctl version\n");
 }
@@ -129,6 +134,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "statistics", no_argument, NULL, 's' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -138,7 +144,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	memset(&ctx, 0, sizeof(ctx));
-	while ((opt = getopt_long(argc, argv, "+jpsb:Vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+jpsb:i:Vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			ctx.json = true;
@@ -151,6 +157,12 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			batch = optarg;
+			break;
+		case 'i':
+			if (parse_u32(optarg, 86400, &ctx.interval) || !ctx.interval) {
+				fprintf(stderr, "icnctl: -i needs an interval of 1..86400 seconds\n");
+				return EXIT_USAGE;
+			}
 			break;
 		case 'V':
 			printf("icnctl %s (ICN netlink family \"%s\" version %d)\n",

@@ -39,6 +39,19 @@ struct req_state {
 	char extack[256];
 };
 
+/* The message being passed to a handler (single-threaded tool). */
+static struct nlmsghdr *cur_nlh;
+
+struct nlattr *icn_nl_attrs(int *len)
+{
+	if (!cur_nlh) {
+		*len = 0;
+		return NULL;
+	}
+	*len = genlmsg_attrlen(nlmsg_data(cur_nlh), 0);
+	return genlmsg_attrdata(nlmsg_data(cur_nlh), 0);
+}
+
 static int valid_cb(struct nl_msg *msg, void *data)
 {
 	struct req_state *st = data;
@@ -53,7 +66,10 @@ static int valid_cb(struct nl_msg *msg, void *data)
 		st->handler_err = EXIT_FAIL;
 		return NL_STOP;
 	}
-	if (st->fn && st->fn(tb, st->arg)) {
+	cur_nlh = nlh;
+	ret = st->fn ? st->fn(tb, st->arg) : 0;
+	cur_nlh = NULL;
+	if (ret) {
 		st->handler_err = EXIT_FAIL;
 		return NL_STOP;
 	}
@@ -140,6 +156,18 @@ static int do_request(struct nl_sock *sk, int family,
 		nlmsg_free(msg);
 		return -NLE_NOMEM;
 	}
+	for (int i = 0; i < req->nattrs; i++) {
+		uint16_t t = req->attrs[i].type;
+		uint64_t v = req->attrs[i].val;
+
+		ret = req->attrs[i].bytes == 1 ? nla_put_u8(msg, t, (uint8_t)v) :
+		      req->attrs[i].bytes == 4 ? nla_put_u32(msg, t, (uint32_t)v) :
+		      nla_put_u64(msg, t, v);
+		if (ret < 0) {
+			nlmsg_free(msg);
+			return ret;
+		}
+	}
 	ret = nl_send_auto(sk, msg);
 	nlmsg_free(msg);
 	if (ret < 0)
@@ -202,6 +230,17 @@ static struct nl_sock *icn_open(int *family)
 err:
 	nl_socket_free(sk);
 	return NULL;
+}
+
+void icn_req_add(struct icn_req *req, uint16_t type, uint8_t bytes,
+		 uint64_t val)
+{
+	if (req->nattrs >= ICN_REQ_MAX_ATTRS)
+		return;		/* callers add at most 64 + a few */
+	req->attrs[req->nattrs].type = type;
+	req->attrs[req->nattrs].bytes = bytes;
+	req->attrs[req->nattrs].val = val;
+	req->nattrs++;
 }
 
 int icn_nl_request(const struct icn_req *req, icn_msg_fn fn, void *arg)
@@ -269,7 +308,10 @@ static int mon_valid_cb(struct nl_msg *msg, void *data)
 			nl_geterror(ret));
 		return NL_SKIP;
 	}
-	if (ms->fn(gh->cmd, tb, ms->arg)) {
+	cur_nlh = nlh;
+	ret = ms->fn(gh->cmd, tb, ms->arg);
+	cur_nlh = NULL;
+	if (ret) {
 		ms->rc = EXIT_FAIL;
 		return NL_STOP;
 	}
@@ -285,8 +327,8 @@ static int mon_seq_cb(struct nl_msg *msg, void *data)
 	return NL_OK;
 }
 
-int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
-		   void *arg)
+int icn_nl_monitor(const char *const *groups, int n, unsigned long count,
+		   icn_ntf_fn fn, void *arg)
 {
 	struct mon_state ms = { .fn = fn, .arg = arg, .count = count };
 	struct nl_sock *sk;
@@ -296,19 +338,21 @@ int icn_nl_monitor(const char *group, unsigned long count, icn_ntf_fn fn,
 	sk = icn_open(&family);
 	if (!sk)
 		return EXIT_FAIL;
-	grp = genl_ctrl_resolve_grp(sk, ICN_FAMILY_NAME, group);
-	if (grp < 0) {
-		fprintf(stderr, "icnctl: the ICN family has no multicast group \"%s\": %s\n",
-			group, nl_geterror(grp));
-		nl_socket_free(sk);
-		return EXIT_FAIL;
-	}
-	ret = nl_socket_add_membership(sk, grp);
-	if (ret < 0) {
-		fprintf(stderr, "icnctl: cannot join multicast group \"%s\": %s\n",
-			group, nl_geterror(ret));
-		nl_socket_free(sk);
-		return EXIT_FAIL;
+	for (int i = 0; i < n; i++) {
+		grp = genl_ctrl_resolve_grp(sk, ICN_FAMILY_NAME, groups[i]);
+		if (grp < 0) {
+			fprintf(stderr, "icnctl: the ICN family has no multicast group \"%s\": %s (driver too old?)\n",
+				groups[i], nl_geterror(grp));
+			nl_socket_free(sk);
+			return EXIT_FAIL;
+		}
+		ret = nl_socket_add_membership(sk, grp);
+		if (ret < 0) {
+			fprintf(stderr, "icnctl: cannot join multicast group \"%s\": %s\n",
+				groups[i], nl_geterror(ret));
+			nl_socket_free(sk);
+			return EXIT_FAIL;
+		}
 	}
 	cb = nl_cb_alloc(NL_CB_CUSTOM);
 	if (!cb) {

@@ -3,11 +3,12 @@
  * DOC: icnctl port
  *
  * "port show [PORT]" reads one port (do) or all of them (dump) and prints
- * one line, or one JSON object, per port (with -s, its counters too);
- * "port set PORT state up|down" changes a port's administrative state and
- * "port reset [PORT]" zeroes counters; both need CAP_NET_ADMIN.
- * Replies are collected first and printed once the request succeeded, so
- * a restarted dump never prints a port twice.
+ * one line, or one JSON object, per port (with -s, its counters too).
+ * Changes, which need CAP_NET_ADMIN: "port set PORT [state up|down]
+ * [speed SPEED] [partition ID]", "port reset PORT" (the link goes down and
+ * up again, injection cleared) and "port inject PORT { clear | link-error
+ * | drop COUNT }".  Replies are collected first and printed once the
+ * request succeeded, so a restarted dump never prints a port twice.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ void port_info_parse(struct nlattr **tb, struct port_info *p)
 	p->rx_packets = get_u64(tb[ICN_A_PORT_RX_PACKETS]);
 	p->errors = get_u64(tb[ICN_A_PORT_ERRORS]);
 	p->link_down = get_u64(tb[ICN_A_PORT_LINK_DOWN_COUNT]);
+	p->inject_drops = get_u64(tb[ICN_A_PORT_INJECT_DROPS]);
 	if (tb[ICN_A_PORT_DEV_NAME] && nla_len(tb[ICN_A_PORT_DEV_NAME]) > 0)
 		snprintf(p->dev, sizeof(p->dev), "%.*s",
 			 nla_len(tb[ICN_A_PORT_DEV_NAME]),
@@ -99,17 +101,15 @@ void port_print(const struct port_info *p, bool stats)
 	out_u32("partition", "partition", p->partition);
 	format_speed(p->speed, speed, sizeof(speed));
 	out_u64_as("speed_mbps", p->speed, "speed", speed);
+	if (p->inject_drops)
+		out_u64("inject_drops", "inject-drops", p->inject_drops);
 	if (stats)
 		port_print_stats(p);
 }
 
 int parse_port(const char *word, uint32_t *port)
 {
-	if (parse_u32(word, UINT32_MAX, port)) {
-		fprintf(stderr, "icnctl: \"%s\" is not a port number\n", word);
-		return -1;
-	}
-	return 0;
+	return parse_index(word, "port", ICN_PORTS, port);
 }
 
 int port_list_get(struct port_list *pl, int64_t port)
@@ -204,48 +204,116 @@ int port_clear_common(struct icn_ctx *ctx, const char *cmd)
 	return icn_nl_request(&req, NULL, NULL);
 }
 
+/* "port reset PORT": the link goes down and up again. */
 static int port_reset_cmd(struct icn_ctx *ctx)
 {
-	return port_clear_common(ctx, "port reset");
+	struct icn_req req = {
+		.cmd = ICN_CMD_PORT_RESET,
+		.what = "port reset",
+		.has_port = true,
+	};
+
+	if (ctx->argc != 1) {
+		fprintf(stderr, "icnctl: usage: icnctl port reset PORT\n");
+		return EXIT_USAGE;
+	}
+	if (parse_port(ctx->argv[0], &req.port))
+		return EXIT_USAGE;
+	return icn_nl_request(&req, NULL, NULL);
+}
+
+static int port_set_usage(const char *why)
+{
+	fprintf(stderr, "icnctl: port set: %s; usage: icnctl port set PORT [ state { up | down } ] [ speed SPEED ] [ partition ID ]\n",
+		why);
+	return EXIT_USAGE;
 }
 
 static int port_set(struct icn_ctx *ctx)
 {
-	static const char *const keys[] = { "state" };
+	static const char *const keys[] = { "state", "speed", "partition" };
 	struct icn_req req = {
 		.cmd = ICN_CMD_PORT_SET,
 		.what = "port set",
 		.has_port = true,
 	};
-	int i;
+	uint32_t v;
+	int i, k;
 
-	if (ctx->argc < 1) {
-		fprintf(stderr, "icnctl: port set needs a PORT; usage: icnctl port set PORT state { up | down }\n");
+	if (ctx->argc < 1)
+		return port_set_usage("needs a PORT");
+	if (parse_port(ctx->argv[0], &req.port))
+		return EXIT_USAGE;
+	for (i = 1; i < ctx->argc; i += 2) {
+		k = match_word(ctx->argv[i], keys, 3);
+		if (k < 0) {
+			fprintf(stderr, "icnctl: %s port attribute \"%s\"; use state, speed or partition\n",
+				k == MATCH_AMBIGUOUS ? "ambiguous" : "unknown", ctx->argv[i]);
+			return EXIT_USAGE;
+		}
+		if (i + 1 >= ctx->argc) {
+			fprintf(stderr, "icnctl: \"%s\" needs a value\n", keys[k]);
+			return EXIT_USAGE;
+		}
+		switch (k) {
+		case 0:
+			if (parse_admin_state(ctx->argv[i + 1], &req.admin_state)) {
+				fprintf(stderr, "icnctl: bad state \"%s\": use up or down\n",
+					ctx->argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			req.has_admin = true;
+			break;
+		case 1:
+			if (parse_speed(ctx->argv[i + 1], &v)) {
+				fprintf(stderr, "icnctl: bad speed \"%s\": a rate in Mbit/s, or with a unit (6400Gbps)\n",
+					ctx->argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			icn_req_add(&req, ICN_A_PORT_SPEED, 4, v);
+			break;
+		default:
+			if (parse_index(ctx->argv[i + 1], "partition", ICN_PARTITIONS, &v))
+				return EXIT_USAGE;
+			icn_req_add(&req, ICN_A_PORT_PARTITION, 4, v);
+			break;
+		}
+	}
+	if (!req.has_admin && !req.nattrs)
+		return port_set_usage("nothing to set");
+	return icn_nl_request(&req, NULL, NULL);
+}
+
+static int port_inject(struct icn_ctx *ctx)
+{
+	struct icn_req req = {
+		.cmd = ICN_CMD_PORT_INJECT,
+		.what = "port inject",
+		.has_port = true,
+	};
+	uint32_t kind;
+	uint64_t count;
+
+	if (ctx->argc < 2) {
+		fprintf(stderr, "icnctl: usage: icnctl port inject PORT { clear | link-error | drop COUNT }\n");
 		return EXIT_USAGE;
 	}
 	if (parse_port(ctx->argv[0], &req.port))
 		return EXIT_USAGE;
-	for (i = 1; i < ctx->argc; i += 2) {
-		int k = match_word(ctx->argv[i], keys, 1);
-
-		if (k < 0) {
-			fprintf(stderr, "icnctl: unknown port attribute \"%s\"\n",
-				ctx->argv[i]);
-			return EXIT_USAGE;
-		}
-		if (i + 1 >= ctx->argc) {
-			fprintf(stderr, "icnctl: \"state\" needs a value: up or down\n");
-			return EXIT_USAGE;
-		}
-		if (parse_admin_state(ctx->argv[i + 1], &req.admin_state)) {
-			fprintf(stderr, "icnctl: bad state \"%s\": use up or down\n",
-				ctx->argv[i + 1]);
-			return EXIT_USAGE;
-		}
-		req.has_admin = true;
+	if (parse_inject_kind(ctx->argv[1], &kind)) {
+		fprintf(stderr, "icnctl: unknown injection \"%s\": use clear, link-error or drop\n",
+			ctx->argv[1]);
+		return EXIT_USAGE;
 	}
-	if (!req.has_admin) {
-		fprintf(stderr, "icnctl: nothing to set; usage: icnctl port set PORT state { up | down }\n");
+	icn_req_add(&req, ICN_A_INJECT_KIND, 4, kind);
+	if (kind == ICN_INJECT_DROP) {
+		if (ctx->argc != 3 || parse_u64(ctx->argv[2], 1ull << 32, &count) || !count) {
+			fprintf(stderr, "icnctl: drop needs a COUNT of transfers, 1..4294967296\n");
+			return EXIT_USAGE;
+		}
+		icn_req_add(&req, ICN_A_INJECT_COUNT, 8, count);
+	} else if (ctx->argc != 2) {
+		fprintf(stderr, "icnctl: %s takes no COUNT\n", inject_kind_name(kind));
 		return EXIT_USAGE;
 	}
 	return icn_nl_request(&req, NULL, NULL);
@@ -262,8 +330,10 @@ static int port_help(struct icn_ctx *ctx)
 const struct icnctl_cmd port_cmds[] = {
 	{ "show", port_show, "port show [ PORT ]" },
 	{ "list", port_show, NULL },
-	{ "set", port_set, "port set PORT state { up | down }" },
-	{ "reset", port_reset_cmd, "port reset [ PORT ]    (zero the counters)" },
+	{ "set", port_set,
+	  "port set PORT [ state { up | down } ] [ speed SPEED ] [ partition ID ]" },
+	{ "reset", port_reset_cmd, "port reset PORT    (link down and up, injection cleared)" },
+	{ "inject", port_inject, "port inject PORT { clear | link-error | drop COUNT }" },
 	{ "help", port_help, "port help" },
 	{ NULL, NULL, NULL },
 };

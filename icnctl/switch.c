@@ -5,7 +5,9 @@
  * "switch show" prints the switch the cards are cabled to: its id, port
  * count and ICN version.  "switch info" adds a summary of its ports:
  * how many have a card, how many are oper up, how many of those cards are
- * in this system.
+ * in this system.  "switch reset" returns the switch to its power-on
+ * configuration (every port admin up and retrained, injection cleared,
+ * partitions 0, default routes; counters kept) and needs CAP_NET_ADMIN.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,17 @@ static int switch_info(struct icn_ctx *ctx)
 	return switch_common(ctx, true);
 }
 
+static int switch_reset(struct icn_ctx *ctx)
+{
+	struct icn_req req = { .cmd = ICN_CMD_SWITCH_RESET, .what = "switch reset" };
+
+	if (ctx->argc) {
+		fprintf(stderr, "icnctl: switch reset takes no argument\n");
+		return EXIT_USAGE;
+	}
+	return icn_nl_request(&req, NULL, NULL);
+}
+
 static int switch_help(struct icn_ctx *ctx)
 {
 	(void)ctx;
@@ -111,6 +124,8 @@ static int switch_help(struct icn_ctx *ctx)
 const struct icnctl_cmd switch_cmds[] = {
 	{ "show", switch_show, "switch show" },
 	{ "info", switch_info, "switch info" },
+	{ "reset", switch_reset,
+	  "switch reset    (ports up, partitions 0, default routes, no injection)" },
 	{ "help", switch_help, "switch help" },
 	{ NULL, NULL, NULL },
 };

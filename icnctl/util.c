@@ -3,7 +3,7 @@
  * DOC: icnctl argument helpers
  *
  * Words on the command line may be abbreviated to any unique prefix
- * ("icnctl p s" = "icnctl port show"); an exact match always wins, and an
+ * ("icnctl po s" = "icnctl port show"); an exact match always wins, and an
  * ambiguous prefix is an error rather than the first match.  This file
  * also holds the enum-to-name tables and number parsing, with no netlink
  * or JSON dependency, so that host unit tests can link it alone.
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <linux/icn_netlink.h>
 
@@ -61,6 +62,145 @@ int parse_u32(const char *s, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/* Like parse_u32() for 64-bit values in 0..@max. */
+int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_index(const char *word, const char *what, uint32_t n, uint32_t *out)
+{
+	if (parse_u32(word, n - 1, out)) {
+		fprintf(stderr, "icnctl: %s \"%s\" is not in the range 0..%u\n",
+			what, word, n - 1);
+		return -1;
+	}
+	return 0;
+}
+
+int parse_port_list(const char *s, uint64_t *ports)
+{
+	char buf[512], *tok, *save = NULL, *dash;
+	uint32_t a, b;
+
+	*ports = 0;
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	if (strcmp(s, "none") == 0)
+		return 0;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_u32(tok, ICN_PORTS - 1, &a))
+			return -1;
+		b = a;
+		if (dash && (parse_u32(dash + 1, ICN_PORTS - 1, &b) || b < a))
+			return -1;
+		for (; a <= b; a++)
+			*ports |= 1ull << a;
+	}
+	return 0;
+}
+
+void format_port_list(uint64_t ports, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i = 0, j;
+
+	buf[0] = '\0';
+	if (!ports) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	while (i < ICN_PORTS) {
+		if (!(ports >> i & 1)) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < ICN_PORTS && (ports >> (j + 1) & 1); j++)
+			;
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%u", off ? "," : "", i);
+		if (j > i && off < len)
+			off += snprintf(buf + off, len - off, "%c%u",
+					j == i + 1 ? ',' : '-', j);
+		i = j + 1;
+	}
+}
+
+int parse_speed(const char *s, uint32_t *mbps)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "", 1 }, { "Mbps", 1 }, { "Gbps", 1e3 }, { "Tbps", 1e6 },
+	};
+	double v, scaled;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	v = strtod(s, &end);
+	if (end == s)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		scaled = v * units[i].mult;
+		if (scaled < 1 || scaled > UINT32_MAX || scaled != (uint32_t)scaled)
+			return -1;
+		*mbps = (uint32_t)scaled;
+		return 0;
+	}
+	return -1;
+}
+
+static const char *const inject_names[] = {
+	[ICN_INJECT_CLEAR] = "clear",
+	[ICN_INJECT_LINK_ERROR] = "link-error",
+	[ICN_INJECT_DROP] = "drop",
+};
+
+int parse_inject_kind(const char *word, uint32_t *kind)
+{
+	int m = match_word(word, inject_names, sizeof(inject_names) / sizeof(inject_names[0]));
+
+	if (m < 0)
+		return -1;
+	*kind = (uint32_t)m;
+	return 0;
+}
+
+const char *inject_kind_name(uint32_t kind)
+{
+	if (kind < sizeof(inject_names) / sizeof(inject_names[0]) && inject_names[kind])
+		return inject_names[kind];
+	return "unknown";
+}
+
+static const char *const error_names[] = {
+	[ICN_ERROR_LINK_ERROR] = "link-error",
+	[ICN_ERROR_INJECTED] = "injected",
+	[ICN_ERROR_FABRIC_FAULT] = "fabric-fault",
+};
+
+const char *error_kind_name(uint32_t kind)
+{
+	if (kind < sizeof(error_names) / sizeof(error_names[0]) && error_names[kind])
+		return error_names[kind];
+	return "unknown";
 }
 
 static const char *const state_names[] = {

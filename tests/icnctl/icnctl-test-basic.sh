@@ -29,9 +29,10 @@ ports=$(wc -l <$out)
 t "port show: 64 lines ($ports)" test "$ports" = 64
 t "port show: $cards ports with a card" test "$(grep -c ' card accel' $out)" = "$cards"
 t "port show: line format" grep -q '^port 0 admin up oper up card accel[0-9]* fabric-id 0 partition 0 speed ' $out
-t "abbreviated: icnctl p sh 0" test "$(rc icnctl p sh 0)" = 0
+t "abbreviated: icnctl po sh 0" test "$(rc icnctl po sh 0)" = 0
 t "one port: one line" test "$(wc -l <$out)" = 1
 t "one port: port 0" grep -q '^port 0 ' $out
+t "icnctl p is ambiguous (port, partition)" test "$(rc icnctl p sh 0)" = 2
 
 t "JSON exits 0" test "$(rc icnctl -j port show)" = 0
 t "JSON: array of 64" test "$(icnctl-json length <$out)" = 64
@@ -43,8 +44,9 @@ t "switch show exits 0" test "$(rc icnctl switch show)" = 0
 t "switch show: 64 ports, version 1.0" grep -q 'ports 64 version 1.0' $out
 t "switch JSON" test "$(icnctl -j switch show | icnctl-json 0 ports)" = 64
 
-t "port 999: exits 1" test "$(rc icnctl port show 999)" = 1
-t "port 999: kernel message shown" grep -q 'icnctl: port show: ' $err
+t "port show 64: usage error, exit 2" test "$(rc icnctl port show 64)" = 2
+t "port show 64: names the range 0..63" grep -q 'port "64" is not in the range 0..63' $err
+t "port show 999: exit 2" test "$(rc icnctl port show 999)" = 2
 cat $err | sed 's/^/# /'
 
 if [ "$cards" -ge 2 ]; then
@@ -56,7 +58,7 @@ if [ "$cards" -ge 2 ]; then
 	t "port $p oper up again" test "$(icnctl -j port show $p | icnctl-json 0 oper)" = up
 	t "link-down count counted" test "$(icnctl -s -j port show $p | icnctl-json 0 link_down_count)" -ge 1
 fi
-t "port set 999: exits 1" test "$(rc icnctl port set 999 state up)" = 1
+t "port set 999: exits 2" test "$(rc icnctl port set 999 state up)" = 2
 cat $err | sed 's/^/# /'
 
 # Without CAP_NET_ADMIN (capabilities dropped): changes refused, reads work.

@@ -8,7 +8,8 @@
  *   icnctl-json lines         stdin is one JSON object per line (monitor
  *                             output): print the number of lines
  *   icnctl-json line N KEY    print member KEY of the object on line N
- * Exit 1 if stdin is not valid JSON, not an array (not one object per
+ * An array member is printed as its elements joined by commas ("1,2,3",
+ * nothing when empty).  Exit 1 if stdin is not valid JSON, not an array (not one object per
  * line), or lacks the member.
  */
 #include <stdio.h>
@@ -16,6 +17,21 @@
 #include <string.h>
 
 #include <json.h>
+
+static void print_value(json_object *v)
+{
+	size_t i, n;
+
+	if (!json_object_is_type(v, json_type_array)) {
+		printf("%s\n", json_object_get_string(v));
+		return;
+	}
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? "," : "",
+		       json_object_get_string(json_object_array_get_idx(v, i)));
+	printf("\n");
+}
 
 /* One JSON object per line; lines counted from 0. */
 static int lines_mode(int argc, char **argv)
@@ -42,7 +58,7 @@ static int lines_mode(int argc, char **argv)
 					argv[3], n);
 				return 1;
 			}
-			printf("%s\n", json_object_get_string(v));
+			print_value(v);
 		}
 		json_object_put(obj);
 		n++;
@@ -96,6 +112,6 @@ int main(int argc, char **argv)
 			argv[2], argv[1]);
 		return 1;
 	}
-	printf("%s\n", json_object_get_string(v));
+	print_value(v);
 	return 0;
 }

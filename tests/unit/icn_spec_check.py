@@ -121,8 +121,14 @@ def main():
             ok(o["name"].endswith("-ntf") and o.get("mcgrp") in
                [g["name"] for g in spec["mcast-groups"]["list"]],
                f"notification {o['name']} is *-ntf on a declared group")
-            ok(o.get("notify") in op_names,
-               f"notification {o['name']} names an existing get operation")
+            if "notify" in o:
+                ok(o["notify"] in op_names,
+                   f"notification {o['name']} names an existing get operation")
+            else:
+                attrs = o["event"].get("attributes", [])
+                bad = [a for a in attrs if a not in attr_names]
+                ok(attrs and not bad,
+                   f"event {o['name']}: attributes exist", " ".join(bad))
             continue
         changes = not o["name"].endswith("-get")
         ok(("admin-perm" in o.get("flags", [])) == changes,

@@ -235,9 +235,61 @@ static void test_stream(void)
 	free(text);
 }
 
+/* Port lists, speeds, ranges and injection kinds of the fabric commands. */
+static void test_fabric_args(void)
+{
+	char buf[256];
+	uint64_t ports, v64;
+	uint32_t v;
+
+	ok(parse_port_list("1,3,5-7", &ports) == 0 && ports == 0xeaull, "port list 1,3,5-7");
+	ok(parse_port_list("0-63", &ports) == 0 && ports == UINT64_MAX, "port list 0-63");
+	ok(parse_port_list("none", &ports) == 0 && ports == 0, "port list none");
+	ok(parse_port_list("64", &ports) < 0, "port list: 64 refused");
+	ok(parse_port_list("5-3", &ports) < 0, "port list: reversed range refused");
+	ok(parse_port_list("1,,2", &ports) == 0 && ports == 0x6, "port list: empty item skipped");
+	ok(parse_port_list("1-x", &ports) < 0, "port list: 1-x refused");
+	ok(parse_port_list("-1", &ports) < 0, "port list: -1 refused");
+	format_port_list(0xeaull, buf, sizeof(buf));
+	ok(strcmp(buf, "1,3,5-7") == 0, "format 1,3,5-7");
+	format_port_list(0x3ull << 10, buf, sizeof(buf));
+	ok(strcmp(buf, "10,11") == 0, "format a pair as 10,11");
+	format_port_list(UINT64_MAX & ~2ull, buf, sizeof(buf));
+	ok(strcmp(buf, "0,2-63") == 0, "format 0,2-63");
+	format_port_list(0, buf, sizeof(buf));
+	ok(strcmp(buf, "none") == 0, "format none");
+	format_port_list(0x5555555555555555ull, buf, sizeof(buf));
+	ok(parse_port_list(buf, &ports) == 0 && ports == 0x5555555555555555ull,
+	   "format and parse back every other port");
+
+	ok(parse_speed("6400000", &v) == 0 && v == 6400000, "speed in Mbit/s");
+	ok(parse_speed("6400Gbps", &v) == 0 && v == 6400000, "speed 6400Gbps");
+	ok(parse_speed("6.4tbps", &v) == 0 && v == 6400000, "speed 6.4tbps");
+	ok(parse_speed("100Mbps", &v) == 0 && v == 100, "speed 100Mbps");
+	ok(parse_speed("0.5", &v) < 0, "speed: fraction of a Mbit/s refused");
+	ok(parse_speed("fast", &v) < 0, "speed: word refused");
+	ok(parse_speed("10Xbps", &v) < 0, "speed: unknown unit refused");
+	ok(parse_speed("-5", &v) < 0, "speed: negative refused");
+	ok(parse_speed("5000Tbps", &v) < 0, "speed: beyond 32 bits refused");
+
+	ok(parse_index("63", "port", 64, &v) == 0 && v == 63, "index 63 of 64");
+	ok(parse_index("64", "port", 64, &v) < 0, "index 64 of 64 refused");
+	ok(parse_u64("4294967296", 1ull << 32, &v64) == 0 && v64 == 1ull << 32, "u64 2^32");
+	ok(parse_u64("4294967297", 1ull << 32, &v64) < 0, "u64 past the maximum refused");
+
+	ok(parse_inject_kind("drop", &v) == 0 && v == ICN_INJECT_DROP, "inject drop");
+	ok(parse_inject_kind("l", &v) == 0 && v == ICN_INJECT_LINK_ERROR, "inject l = link-error");
+	ok(parse_inject_kind("x", &v) < 0, "inject x refused");
+	ok(strcmp(inject_kind_name(ICN_INJECT_CLEAR), "clear") == 0, "inject clear name");
+	ok(strcmp(error_kind_name(ICN_ERROR_FABRIC_FAULT), "fabric-fault") == 0,
+	   "error fabric-fault name");
+	ok(strcmp(error_kind_name(99), "unknown") == 0, "unknown error kind");
+}
+
 int main(void)
 {
 	test_match();
+	test_fabric_args();
 	test_parse();
 	test_output();
 	test_split();
