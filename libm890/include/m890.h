@@ -63,6 +63,8 @@ enum m890_status {
 	M890_ERROR_TIMEOUT = 14,
 	M890_ERROR_SYSTEM = 15,			/* unexpected OS error */
 	M890_ERROR_DEVICE_MISMATCH = 16,	/* objects of different cards */
+	M890_ERROR_CAPACITY = 17,		/* EP: an expert got more rows
+						 * than its capacity */
 	M890_STATUS_COUNT
 };
 typedef enum m890_status m890_status_t;
@@ -377,6 +379,22 @@ m890_status_t m890_memcpy_peer(m890_stream_t stream,
 			       uint64_t bytes);
 
 /**
+ * m890_memcpy_2d() - enqueue a strided copy (COPY_2D, hardware spec §7.3):
+ * @height rows of @width bytes, row r from @src_va + r * @src_pitch to
+ * @dst_va + r * @dst_pitch, in ascending r.  Any alignment.
+ * @width, @height: 0 .. 2^32 - 1 (either 0 is a no-op); width * height at
+ * most 2^40.  @src_pitch, @dst_pitch: >= @width, at most 2^48.
+ * Overlapping source and destination rows give undefined data.
+ * Errors: M890_ERROR_INVALID_ARGUMENT for the limits and for a last row
+ * that wraps the address space; bad VAs are asynchronous
+ * (M890_ERROR_DEVICE_FAULT).
+ */
+m890_status_t m890_memcpy_2d(m890_stream_t stream, uint64_t dst_va,
+			     uint64_t dst_pitch, uint64_t src_va,
+			     uint64_t src_pitch, uint64_t width,
+			     uint64_t height);
+
+/**
  * m890_memset32() - fill @bytes at @dst_va with the 32-bit @pattern
  * (little-endian).  @dst_va 4-byte aligned, @bytes a multiple of 4
  * (M890_ERROR_INVALID_ARGUMENT otherwise); 0 bytes is a no-op.
@@ -634,6 +652,10 @@ typedef struct m890_comm *m890_comm_t;
  * @flags: none defined, 0.
  * @timeout_ns: how long m890_comm_synchronize() waits for the streams
  *              (M890_TIMEOUT_INFINITE: no limit).
+ * @chunk_bytes: largest COPY packet of one block; a block is sent as
+ *               ceil(bytes / @chunk_bytes) packets so that no packet holds
+ *               the card's command engine for long (0 = the default,
+ *               M890_COMM_DEFAULT_CHUNK_BYTES).
  */
 struct m890_comm_config {
 	uint32_t size;
@@ -641,15 +663,16 @@ struct m890_comm_config {
 	uint32_t version;
 	uint32_t flags;
 	uint64_t timeout_ns;
-	uint64_t reserved;
+	uint64_t chunk_bytes;
 };
+#define M890_COMM_DEFAULT_CHUNK_BYTES	(4ull << 20)
 #define M890_COMM_CONFIG_MAGIC		0x4d38434du	/* "M8CM" */
 #define M890_COMM_CONFIG_VERSION	1
 #define M890_COMM_CONFIG_INIT \
 	{ .size = sizeof(struct m890_comm_config), \
 	  .magic = M890_COMM_CONFIG_MAGIC, \
 	  .version = M890_COMM_CONFIG_VERSION, \
-	  .flags = 0, .timeout_ns = 10000000000ull, .reserved = 0 }
+	  .flags = 0, .timeout_ns = 10000000000ull, .chunk_bytes = 0 }
 
 /**
  * m890_comm_create() - a communicator of @n ranks: rank i is @devices[i].
@@ -757,6 +780,198 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
  */
 m890_status_t m890_comm_synchronize(m890_comm_t comm,
 				    const m890_stream_t *streams);
+
+
+/* ------------------------------------------------------------------ */
+/* Expert parallelism: MoE dispatch and combine                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An EP object runs the token dispatch and combine of a mixture-of-experts
+ * layer over a communicator of n ranks (one card each).  Expert e lives on
+ * rank e / L, as local expert e % L, with L = num_experts / n.
+ *
+ * Shapes and units, per rank (T = max_tokens_per_rank, H = hidden,
+ * C = expert capacity, k = top_k):
+ *   x           HBM, T rows of H bf16 (row t at t * 2H bytes): the tokens.
+ *   topk_idx    host, num_tokens * k int32: expert ids, -1 = none; the ids
+ *               of one token must differ.
+ *   topk_w      host, num_tokens * k float: the combine weights.
+ *   recv        HBM, L * C rows of row_bytes: expert-major receive buffer;
+ *               local expert l owns rows [l * C, l * C + counts[l]).  A row
+ *               holds H payload elements (bf16, or MX elements: MXFP8 one
+ *               byte each, MXFP4 two per byte with the even element in bits
+ *               3:0) followed, for MX payloads, by H / 32 E8M0 scale bytes.
+ *               Rows of an expert are ordered by source rank, then token,
+ *               then top-k slot.  Rows past the count are not written.
+ *   counts      HBM, L uint32: rows received per local expert.
+ *   expert_out  HBM, L * C rows of H bf16, the same row order as recv: the
+ *               experts' outputs, written by the caller between dispatch
+ *               and combine.
+ *   out         HBM, T rows of H bf16: the combine result, for each token
+ *               t < num_tokens: the binary32 sum, in ascending top-k slot,
+ *               of weight * expert_out row (rounded once to bf16), exactly
+ *               as m890_reduce_host(); a token with no expert gets zeros.
+ *
+ * Where the work runs: the card quantizes (MX_QUANT), packs rows
+ * (COPY_2D), gathers the rows for each destination (GATHER), writes them
+ * straight into the peers' receive buffers through the fabric (SCATTER),
+ * fetches expert outputs from the peers (GATHER from their windows) and
+ * sums them (REDUCE); the host only enqueues.  The routing layout - the
+ * per-expert counts and each row's slot - is computed on the host from
+ * the topk_idx arrays the caller passes (the card has no counting packet);
+ * the index lists and counts are put in host memory the cards read by DMA,
+ * and each card copies its counts into @counts.  Capacity is therefore
+ * checked before anything is enqueued.
+ *
+ * Determinism: the slots depend only on the routing, the transfers of
+ * different sources never overlap, and REDUCE sums in a fixed order, so
+ * repeated runs give bit-identical recv, counts and out.
+ */
+typedef struct m890_ep *m890_ep_t;
+/** Opaque routing layout of one dispatch, consumed by the combine. */
+typedef struct m890_ep_layout *m890_ep_layout_t;
+
+/**
+ * struct m890_ep_config - shape of an EP object.  Start from
+ * M890_EP_CONFIG_INIT, then set the fields.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @max_tokens_per_rank: T, 1 .. 65536.
+ * @hidden: H, elements per token, a multiple of 32, 32 .. 65536.
+ * @num_experts: a multiple of the ranks, up to 65536.
+ * @top_k: 1 .. 64.
+ * @dispatch_type: M890_TYPE_BF16, M890_TYPE_MXFP8 or M890_TYPE_MXFP4: the
+ *                 payload of recv (the combine is always bf16).
+ * @expert_capacity: C, rows per local expert; 0 = n * T, which no routing
+ *                   can overflow.
+ */
+struct m890_ep_config {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t max_tokens_per_rank;
+	uint32_t hidden;
+	uint32_t num_experts;
+	uint32_t top_k;
+	uint32_t dispatch_type;
+	uint32_t expert_capacity;
+	uint64_t reserved;
+};
+#define M890_EP_CONFIG_MAGIC	0x4d384550u	/* "M8EP" */
+#define M890_EP_CONFIG_VERSION	1
+#define M890_EP_CONFIG_INIT \
+	{ .size = sizeof(struct m890_ep_config), \
+	  .magic = M890_EP_CONFIG_MAGIC, .version = M890_EP_CONFIG_VERSION, \
+	  .flags = 0, .max_tokens_per_rank = 0, .hidden = 0, \
+	  .num_experts = 0, .top_k = 0, .dispatch_type = M890_TYPE_BF16, \
+	  .expert_capacity = 0, .reserved = 0 }
+
+/**
+ * struct m890_ep_info - sizes derived from the configuration, in bytes
+ * unless stated.  Buffers passed to dispatch and combine must be at least
+ * this large.
+ * @num_ranks: n.  @num_local_experts: L.  @expert_capacity: C (rows).
+ * @row_bytes: one recv row.  @elem_bytes: its payload part (the scales,
+ *             row_bytes - elem_bytes bytes, follow).
+ * @x_bytes, @out_bytes: T * H * 2.  @recv_bytes: L * C * row_bytes.
+ * @expert_out_bytes: L * C * H * 2.  @counts_bytes: L * 4.
+ * @scratch_bytes: HBM the EP object itself holds on each card.
+ */
+struct m890_ep_info {
+	uint32_t num_ranks;
+	uint32_t num_local_experts;
+	uint32_t expert_capacity;
+	uint32_t row_bytes;
+	uint32_t elem_bytes;
+	uint32_t reserved;
+	uint64_t x_bytes;
+	uint64_t out_bytes;
+	uint64_t recv_bytes;
+	uint64_t expert_out_bytes;
+	uint64_t counts_bytes;
+	uint64_t scratch_bytes;
+};
+
+/**
+ * m890_ep_create() - an EP object over @comm with the shape @config.
+ * Allocates per card the HBM scratch (packed rows, send rows, fetched
+ * expert outputs) and a host area for the routing layout.  The
+ * communicator must outlive the object.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
+ * multiple of the ranks), M890_ERROR_OUT_OF_DEVICE_MEMORY, the
+ * communicator's sticky error.
+ */
+m890_status_t m890_ep_create(m890_comm_t comm,
+			     const struct m890_ep_config *config,
+			     m890_ep_t *ep);
+
+/** m890_ep_destroy() - free @ep; its enqueued work must have completed. */
+m890_status_t m890_ep_destroy(m890_ep_t ep);
+
+/** m890_ep_get_info() - the derived sizes of @ep. */
+m890_status_t m890_ep_get_info(m890_ep_t ep, struct m890_ep_info *info);
+
+/**
+ * m890_ep_layout_create() - a layout handle for @ep (host memory for the
+ * index lists of one dispatch and its combine).  A layout can be reused:
+ * dispatch first waits for the work that last used it.
+ */
+m890_status_t m890_ep_layout_create(m890_ep_t ep, m890_ep_layout_t *layout);
+
+/** m890_ep_layout_destroy() - free a layout; its work must have completed. */
+m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
+
+/**
+ * m890_ep_layout_counts() - host copy of the per-expert counts of the
+ * layout's last dispatch: @counts receives num_experts uint32, expert e
+ * at index e (global numbering).  M890_ERROR_INVALID_ARGUMENT before the
+ * first dispatch.
+ */
+m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
+				    uint32_t *counts);
+
+/**
+ * m890_ep_dispatch() - enqueue the dispatch of every rank's tokens.
+ * Arrays have one entry per rank (rank i's objects are on card i).
+ * @layout: filled with this dispatch's routing; pass it to the combine.
+ * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank.
+ * @topk_idx, @topk_w: host arrays of num_tokens[i] * k.
+ * @recv, @counts: the outputs (see above).
+ * @streams: rank i's stream.
+ *
+ * The call returns once the work is enqueued; m890_comm_synchronize() (or
+ * the streams) waits for it.  @x must not change and @recv must not be
+ * read until then.  Errors (nothing enqueued): M890_ERROR_CAPACITY when an
+ * expert would receive more than C rows (the message names the expert,
+ * its count and C); M890_ERROR_INVALID_ARGUMENT for NULL arrays, token
+ * counts above T, expert ids out of range or repeated within a token,
+ * buffers smaller than the sizes of m890_ep_get_info(), host buffers;
+ * M890_ERROR_DEVICE_MISMATCH; the communicator's and streams' sticky
+ * errors.
+ */
+m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
+			       const m890_buffer_t *x,
+			       const uint32_t *num_tokens,
+			       const int32_t *const *topk_idx,
+			       const float *const *topk_w,
+			       const m890_buffer_t *recv,
+			       const m890_buffer_t *counts,
+			       const m890_stream_t *streams);
+
+/**
+ * m890_ep_combine() - enqueue the combine of @layout's dispatch: each
+ * token's owner fetches the expert outputs of its token from
+ * @expert_out (on the experts' ranks) and writes the weighted sum to
+ * @out.  @expert_out must not change until the work has completed.
+ * Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT when @layout
+ * holds no dispatch of @ep.
+ */
+m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
+			      const m890_buffer_t *expert_out,
+			      const m890_buffer_t *out,
+			      const m890_stream_t *streams);
 
 #ifdef __cplusplus
 }

@@ -42,13 +42,15 @@ struct m890_comm {
 	struct m890_obj obj;
 	int n;
 	uint64_t timeout_ns;
+	uint64_t chunk_bytes;	/* largest COPY of a block */
 	uint64_t epoch;
+	const char *what;	/* collective of the current epoch */
 	m890_status_t error;
 	char msg[256];
 	struct comm_rank *r;
 };
 
-static m890_status_t comm_check(struct m890_comm *c)
+m890_status_t m890_comm_usable(struct m890_comm *c)
 {
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
 
@@ -59,8 +61,8 @@ static m890_status_t comm_check(struct m890_comm *c)
 	return M890_SUCCESS;
 }
 
-static m890_status_t comm_set_error(struct m890_comm *c, m890_status_t st,
-				    const char *msg)
+m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
+				  const char *msg)
 {
 	if (!c->error) {
 		c->error = st;
@@ -138,8 +140,7 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 		config = &def;
 	if (config->size < sizeof(*config) ||
 	    config->magic != M890_COMM_CONFIG_MAGIC ||
-	    config->version != M890_COMM_CONFIG_VERSION || config->flags ||
-	    config->reserved)
+	    config->version != M890_COMM_CONFIG_VERSION || config->flags)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "comm_create: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags");
 	for (int i = 0; i < n; i++) {
@@ -161,6 +162,8 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 	c->obj.type = M890_OBJ_COMM;
 	c->n = n;
 	c->timeout_ns = config->timeout_ns;
+	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
+			 M890_COMM_DEFAULT_CHUNK_BYTES;
 	for (int i = 0; i < n; i++) {
 		struct comm_rank *r = &c->r[i];
 
@@ -258,7 +261,7 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 
 	if (st)
 		return st;
-	comm_set_error(c, M890_ERROR_CANCELED,
+	m890_comm_set_error(c, M890_ERROR_CANCELED,
 		       "communicator aborted; data of its collectives is undefined");
 	ret = M890_SUCCESS;
 	/* Every wait is "slot >= epoch": the largest value releases all. */
@@ -281,7 +284,7 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 		     M890_SUCCESS;
 }
 
-/* Cached window on rank @peer's receive buffer @buf, imported by @r. */
+/* Cached window on rank @peer's buffer @buf, imported by @r. */
 static m890_status_t comm_window(struct comm_rank *r, int peer,
 				 struct m890_buffer *buf, uint64_t *va)
 {
@@ -310,6 +313,26 @@ static m890_status_t comm_window(struct comm_rank *r, int peer,
 	r->wins[peer] = w;
 	*va = w->win->va;
 	return M890_SUCCESS;
+}
+
+m890_status_t m890_comm_peer_va(struct m890_comm *c, int i, int j,
+				struct m890_buffer *buf, uint64_t *va)
+{
+	if (i == j) {
+		*va = buf->va;
+		return M890_SUCCESS;
+	}
+	return comm_window(&c->r[i], j, buf, va);
+}
+
+int m890_comm_ranks(struct m890_comm *c)
+{
+	return c->n;
+}
+
+struct m890_device *m890_comm_rank_device(struct m890_comm *c, int i)
+{
+	return c->r[i].dev;
 }
 
 static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
@@ -392,32 +415,25 @@ static m890_status_t alltoallv_check(struct m890_comm *c,
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
-					 const m890_buffer_t *sb,
-					 const uint64_t *sc, const uint64_t *sd,
-					 const m890_buffer_t *rb,
-					 const uint64_t *rc, const uint64_t *rd,
-					 const m890_stream_t *streams)
+/*
+ * The exchange every collective of the communicator runs: rank i's stream
+ * signals every peer that it reached the collective, then for each peer j
+ * in rotated order (j = i, i + 1, ...) waits until j reached it, lets
+ * @fn enqueue the transfer between i and j, and signals j that it is done;
+ * finally it waits until every peer has signalled it.  Window imports
+ * must be done before (a failure then enqueues nothing).
+ */
+m890_status_t m890_comm_exchange(struct m890_comm *c,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 void *ctx)
 {
-	m890_status_t st = comm_check(c);
-	uint64_t e, va;
-	int n;
+	m890_status_t st = M890_SUCCESS;
+	uint64_t e;
+	int n = c->n;
 
-	if (st)
-		return st;
-	n = c->n;
-	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
-	if (st)
-		return st;
-	/* Import every window first: a failure then enqueues nothing. */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			if (j != i && sc[i * n + j]) {
-				st = comm_window(&c->r[i], j, rb[j], &va);
-				if (st)
-					return st;
-			}
 	e = ++c->epoch;
+	c->what = what;
 	/* Phase 1: tell every peer this rank reached the collective. */
 	for (int i = 0; i < n; i++)
 		for (int k = 1; k < n && !st; k++) {
@@ -427,19 +443,15 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 					 c->r[i].sem_win[j]->va + 8ull * i, e,
 					 M890_SEM_SET);
 		}
-	/* Phase 2: blocks into the peers' buffers, rotated, then signal. */
+	/* Phase 2: the transfers, rotated, each followed by a signal. */
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 
 		for (int k = 0; k < n && !st; k++) {
 			int j = (i + k) % n;
-			uint64_t bytes = sc[i * n + j];
-			uint64_t src = sb[i]->va + sd[i * n + j];
 
 			if (j == i) {
-				st = m890_memcpy(streams[i],
-						 rb[i]->va + rd[i * n + i], src,
-						 bytes);
+				st = fn(ctx, i, i, streams[i]);
 				continue;
 			}
 			st = m890_wait(streams[i], r->sem->va + 8ull * j, e,
@@ -448,19 +460,15 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 				st = m890_signal(streams[i],
 						 r->progress->va + 8ull * j, e,
 						 M890_SEM_SET);
-			if (!st && bytes) {
-				comm_window(r, j, rb[j], &va);
-				st = m890_memcpy(streams[i],
-						 va + rd[j * n + i], src,
-						 bytes);
-			}
+			if (!st)
+				st = fn(ctx, i, j, streams[i]);
 			if (!st)
 				st = m890_signal(streams[i],
 						 r->sem_win[j]->va + 8ull * (n + i),
 						 e, M890_SEM_SET);
 		}
 	}
-	/* Phase 3: wait for every peer's block; record it for the CPU. */
+	/* Phase 3: wait for every peer's transfer; record it for the CPU. */
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 
@@ -480,12 +488,84 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 	if (st) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg),
-			 "all-to-all #%llu only partly enqueued: %s",
-			 (unsigned long long)e, m890_get_last_error());
-		return comm_set_error(c, st, msg);
+		snprintf(msg, sizeof(msg), "%s #%llu only partly enqueued: %s",
+			 what, (unsigned long long)e, m890_get_last_error());
+		return m890_comm_set_error(c, st, msg);
 	}
 	return M890_SUCCESS;
+}
+
+struct a2a_ctx {
+	struct m890_comm *c;
+	struct m890_buffer *const *sb, *const *rb;
+	const uint64_t *sc, *sd, *rd;
+};
+
+/*
+ * Rank i's block for rank j, in COPY packets of at most the
+ * communicator's chunk size, so no single packet holds the card's engine
+ * for long and the switch sees bounded transfers.
+ */
+static m890_status_t a2a_xfer(void *ctx, int i, int j, struct m890_stream *s)
+{
+	struct a2a_ctx *a = ctx;
+	struct m890_comm *c = a->c;
+	int n = c->n;
+	uint64_t bytes = a->sc[i * n + j], src = a->sb[i]->va + a->sd[i * n + j];
+	uint64_t dst, chunk = c->chunk_bytes;
+	m890_status_t st = M890_SUCCESS;
+
+	if (!bytes)
+		return M890_SUCCESS;
+	if (j == i) {
+		dst = a->rb[i]->va;
+	} else {
+		st = comm_window(&c->r[i], j, a->rb[j], &dst);
+		if (st)
+			return st;
+	}
+	dst += a->rd[j * n + i];
+	for (uint64_t off = 0; off < bytes && !st; off += chunk) {
+		uint64_t k = bytes - off < chunk ? bytes - off : chunk;
+
+		st = m890_memcpy(s, dst + off, src + off, k);
+	}
+	return st;
+}
+
+M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
+					 const m890_buffer_t *sb,
+					 const uint64_t *sc, const uint64_t *sd,
+					 const m890_buffer_t *rb,
+					 const uint64_t *rc, const uint64_t *rd,
+					 const m890_stream_t *streams)
+{
+	m890_status_t st = m890_comm_usable(c);
+	struct a2a_ctx a;
+	uint64_t va;
+	int n;
+
+	if (st)
+		return st;
+	n = c->n;
+	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
+	if (st)
+		return st;
+	/* Import every window first: a failure then enqueues nothing. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (j != i && sc[i * n + j]) {
+				st = comm_window(&c->r[i], j, rb[j], &va);
+				if (st)
+					return st;
+			}
+	a.c = c;
+	a.sb = sb;
+	a.rb = rb;
+	a.sc = sc;
+	a.sd = sd;
+	a.rd = rd;
+	return m890_comm_exchange(c, streams, "all-to-all", a2a_xfer, &a);
 }
 
 M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
@@ -494,7 +574,7 @@ M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
 					uint64_t bytes_per_peer,
 					const m890_stream_t *streams)
 {
-	m890_status_t st = comm_check(c);
+	m890_status_t st = m890_comm_usable(c);
 	uint64_t *v;
 	int n;
 
@@ -551,7 +631,7 @@ static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 						const m890_stream_t *streams)
 {
-	m890_status_t st = comm_check(c);
+	m890_status_t st = m890_comm_usable(c);
 	int64_t deadline;
 	char peers[160], msg[256];
 
@@ -582,11 +662,12 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 			continue;
 		missing_peers(c, i, peers, sizeof(peers));
 		snprintf(msg, sizeof(msg),
-			 "rank %d (%s): %s in all-to-all #%llu; %s",
+			 "rank %d (%s): %s in %s #%llu; %s",
 			 i, c->r[i].dev->node,
 			 st == M890_ERROR_TIMEOUT ? "timed out" : m890_status_string(st),
+			 c->what ? c->what : "collective",
 			 (unsigned long long)c->epoch, peers);
-		return comm_set_error(c, st, msg);
+		return m890_comm_set_error(c, st, msg);
 	}
 	return M890_SUCCESS;
 }

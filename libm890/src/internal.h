@@ -23,6 +23,8 @@ enum m890_obj_type {
 	M890_OBJ_STREAM = 0x4d385354,	/* "M8ST" */
 	M890_OBJ_EVENT = 0x4d384556,	/* "M8EV" */
 	M890_OBJ_COMM = 0x4d38434f,	/* "M8CO" */
+	M890_OBJ_EP = 0x4d384550,	/* "M8EP" */
+	M890_OBJ_EP_LAYOUT = 0x4d38454c,	/* "M8EL" */
 };
 
 struct m890_obj {
@@ -123,6 +125,23 @@ m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns);
 int64_t m890_monotonic_ns(void);
 m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n);
+
+/* comm.c: what the collectives of ep.c share with all-to-all. */
+struct m890_comm;
+typedef m890_status_t (*m890_comm_xfer_fn)(void *ctx, int i, int j,
+					   struct m890_stream *s);
+m890_status_t m890_comm_usable(struct m890_comm *c);
+m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
+				  const char *msg);
+int m890_comm_ranks(struct m890_comm *c);
+struct m890_device *m890_comm_rank_device(struct m890_comm *c, int i);
+/* VA on rank @i's device of rank @j's buffer @buf (a cached window). */
+m890_status_t m890_comm_peer_va(struct m890_comm *c, int i, int j,
+				struct m890_buffer *buf, uint64_t *va);
+m890_status_t m890_comm_exchange(struct m890_comm *c,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 void *ctx);
 
 /* buffer.c */
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,

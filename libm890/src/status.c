@@ -36,6 +36,7 @@ static const char *const status_names[M890_STATUS_COUNT] = {
 	[M890_ERROR_TIMEOUT] = "timeout",
 	[M890_ERROR_SYSTEM] = "system error",
 	[M890_ERROR_DEVICE_MISMATCH] = "objects belong to different devices",
+	[M890_ERROR_CAPACITY] = "expert capacity exceeded",
 };
 
 M890_EXPORT const char *m890_status_string(m890_status_t status)
