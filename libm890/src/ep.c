@@ -9,10 +9,11 @@
  * layout's host BO holds:
  *
  *   gidx[T*k]       token of each send row, grouped by destination rank
+ *                   and ordered by (token, slot) inside a group
  *   sidx[T*k]       the row's slot in the destination's receive buffer
- *   pull[n][T*k]    per expert rank d, for each (token, slot) of this rank:
- *                   the slot of its row in d's expert outputs, or NONE
- *   ridx[T*k]       REDUCE indices: t*k+j, or NONE for an unused slot
+ *                   (and in its expert outputs)
+ *   ridx[T*k]       REDUCE indices: for (token t, slot j) the number of
+ *                   its send row, or NONE for an unused slot
  *   w[T*k]          the weights
  *   counts[L]       rows received per local expert
  *
@@ -22,8 +23,9 @@
  * COPY of the counts, then the communicator's exchange in which the
  * transfer to rank d is one SCATTER into d's receive buffer through the
  * fabric.  Combine: the exchange's transfer from rank d is one GATHER
- * from d's expert outputs (a window) into this rank's fetch scratch, at
- * row t*k+j; then one REDUCE gives the output.  The exchange's signals
+ * from d's expert outputs (a window) with the same slot list, into this
+ * rank's fetch scratch in send-row order; then one REDUCE gives the
+ * output.  Every index list is as long as the rows it moves.  The exchange's signals
  * order everything: a rank writes a peer's receive buffer only after the
  * peer reached the dispatch, and reads a peer's expert outputs only after
  * the peer reached the combine; a rank finishes a collective only when
@@ -61,7 +63,7 @@ struct m890_ep {
 
 struct ep_layout_rank {
 	struct m890_buffer *host;	/* the index lists, mapped */
-	uint32_t *gidx, *sidx, *pull, *ridx, *counts;
+	uint32_t *gidx, *sidx, *ridx, *counts;
 	float *w;
 	uint32_t tokens;
 	uint32_t *off;			/* [n + 1]: send rows per destination */
@@ -296,8 +298,8 @@ M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 	}
 	lo->obj.type = M890_OBJ_EP_LAYOUT;
 	lo->ep = ep;
-	/* gidx, sidx, ridx, w: s each; pull: n * s; counts: l. */
-	bytes = 4ull * ((4ull + n) * s + l);
+	/* gidx, sidx, ridx, w: s each; counts: l. */
+	bytes = 4ull * (4ull * s + l);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ep_layout_rank *r = &lo->r[i];
 		void *p;
@@ -318,8 +320,7 @@ M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 		r->sidx = r->gidx + s;
 		r->ridx = r->sidx + s;
 		r->w = (float *)(r->ridx + s);
-		r->pull = (uint32_t *)(r->w + s);
-		r->counts = r->pull + (uint64_t)n * s;
+		r->counts = (uint32_t *)(r->w + s);
 	}
 	st = m890_obj_register(lo);
 	if (st)
@@ -493,8 +494,6 @@ static m890_status_t layout_build(struct m890_ep_layout *lo,
 		uint32_t m = 0;
 
 		r->tokens = nt[i];
-		for (uint32_t q = 0; q < n * s; q++)
-			r->pull[q] = M890_ROW_NONE;
 		for (uint32_t q = 0; q < s; q++)
 			r->ridx[q] = M890_ROW_NONE;
 		memcpy(r->w, w[i] ? w[i] : r->w, w[i] ? 4ull * nt[i] * k : 0);
@@ -510,9 +509,8 @@ static m890_status_t layout_build(struct m890_ep_layout *lo,
 						continue;
 					slot = ((uint32_t)e % L) * cap + cnt[e]++;
 					r->gidx[m] = t;
-					r->sidx[m++] = slot;
-					r->pull[(uint64_t)d * s + t * k + j] = slot;
-					r->ridx[t * k + j] = t * k + j;
+					r->sidx[m] = slot;
+					r->ridx[t * k + j] = m++;
 				}
 		}
 		r->off[n] = m;
@@ -552,18 +550,18 @@ static m890_status_t combine_xfer(void *ctx, int i, int j,
 {
 	struct ep_ctx *c = ctx;
 	struct ep_layout_rank *r = &c->lo->r[i];
-	uint64_t src, pull = 4ull * (uint64_t)(r->pull - r->gidx) +
-			     4ull * (uint64_t)j * c->ep->slots;
+	uint64_t row = 2ull * c->ep->cfg.hidden, src;
+	uint32_t first = r->off[j], rows = r->off[j + 1] - first;
 	m890_status_t st;
 
-	if (r->off[j + 1] == r->off[j])
+	if (!rows)
 		return M890_SUCCESS;
 	st = m890_comm_peer_va(c->ep->comm, i, j, c->peer[j], &src);
 	if (st)
 		return st;
-	return m890_gather(s, c->ep->r[i].fetch->va, src, r->host->va + pull,
-			   2ull * c->ep->cfg.hidden,
-			   (uint64_t)r->tokens * c->ep->cfg.top_k);
+	return m890_gather(s, c->ep->r[i].fetch->va + first * row, src,
+			   r->host->va + 4ull * (r->sidx - r->gidx + first),
+			   row, rows);
 }
 
 /* Import the windows rank i needs on rank j's @bufs (nothing enqueued). */
