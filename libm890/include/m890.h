@@ -694,6 +694,69 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
 			       m890_comm_t *comm);
 
 /**
+ * m890_comm_create_rank() - this process's rank of a communicator whose
+ * ranks live in different processes of this machine, one card each.
+ * Every rank calls it with its own card and rank number.
+ * @device: this rank's card.
+ * @rank: 0 .. @n - 1, distinct in every process.
+ * @n: 1 .. 64 ranks.
+ * @bootstrap_path: a Unix socket path every rank knows (e.g. under /tmp);
+ *          rank 0 creates it (replacing a stale file) and removes it once
+ *          every rank connected; the others retry until the config's
+ *          timeout.  Only the setup and m890_comm_register() use it: the
+ *          processes exchange the dma-bufs of their semaphore areas
+ *          (SCM_RIGHTS) and each imports its peers' as windows.
+ * @config, @comm: as m890_comm_create().
+ *
+ * Such a communicator runs the per-rank calls (m890_comm_register(),
+ * m890_alltoall_rank()); the calls that take every rank's objects refuse
+ * it (M890_ERROR_INVALID_ARGUMENT).  m890_comm_synchronize() takes a
+ * pointer to this rank's one stream; m890_comm_abort() also releases the
+ * peers waiting for this rank.  Errors: as m890_comm_create(), and
+ * M890_ERROR_TIMEOUT when the ranks did not all meet in time.
+ */
+m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
+				    const char *bootstrap_path,
+				    const struct m890_comm_config *config,
+				    m890_comm_t *comm);
+
+/**
+ * m890_comm_rank() - this process's rank in @rank, or -1 when every rank
+ * of the communicator is in this process.
+ */
+m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
+
+/**
+ * m890_comm_register() - collective over the processes of a
+ * m890_comm_create_rank() communicator: every rank registers one of its
+ * HBM buffers, in the same order everywhere, and imports every peer's as
+ * a window, so that collectives can write into it.  The buffer must stay
+ * allocated until m890_comm_destroy().  Errors:
+ * M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
+ * host buffer, a peer that failed to register), M890_ERROR_TIMEOUT (a
+ * peer did not take part), import errors.
+ */
+m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
+
+/**
+ * m890_alltoall_rank() - this rank's part of an all-to-all on a
+ * m890_comm_create_rank() communicator: sends bytes
+ * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbuf to rank j,
+ * which receives them at offset rank * @bytes_per_peer of its registered
+ * receive buffer.  Every rank must pass the same @bytes_per_peer: the
+ * sizes are checked against every peer's registered buffer (a write past
+ * a peer's buffer is refused), but a rank that passes another size gets
+ * wrong data, not an error.  The protocol and the completion are those
+ * of m890_alltoallv().  Errors: M890_ERROR_INVALID_ARGUMENT (in place,
+ * @recvbuf not registered, sizes past a buffer, a communicator with
+ * every rank local), M890_ERROR_DEVICE_MISMATCH, sticky errors.
+ */
+m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
+				 m890_buffer_t recvbuf,
+				 uint64_t bytes_per_peer,
+				 m890_stream_t stream);
+
+/**
  * m890_comm_destroy() - free a communicator and the windows it imported.
  * Every stream that ran its collectives must have completed (synchronize
  * them, or abort first).
@@ -769,6 +832,50 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const uint64_t *recvcounts,
 			     const uint64_t *rdispls,
 			     const m890_stream_t *streams);
+
+/** enum m890_p2p_kind - one side of a point-to-point transfer. */
+enum m890_p2p_kind {
+	M890_P2P_SEND = 0,
+	M890_P2P_RECV = 1,
+};
+
+/**
+ * struct m890_p2p - one send or receive of a grouped batch.
+ * @kind: enum m890_p2p_kind.
+ * @rank: the rank doing it; @peer: the other rank (may equal @rank).
+ * @reserved: 0.
+ * @buffer: @rank's buffer: the source of a send (HBM or host), the
+ *          destination of a receive (HBM, peers write it through the
+ *          fabric).
+ * @offset, @bytes: the range in @buffer; 0 bytes is legal.
+ */
+struct m890_p2p {
+	uint32_t kind;
+	int32_t rank;
+	int32_t peer;
+	uint32_t reserved;
+	m890_buffer_t buffer;
+	uint64_t offset;
+	uint64_t bytes;
+};
+
+/**
+ * m890_group_sendrecv() - enqueue a batch of sends and receives as one
+ * collective (NCCL's grouped send/recv).  The k-th send from rank i to
+ * rank j is matched with the k-th receive of rank j from rank i, in the
+ * order of @ops; their sizes must be equal.  Transfers run as all-to-all
+ * blocks do (direct writes into the receiver's buffer, rotated, chunked,
+ * signalled); every rank takes part, with or without operations.
+ * @ops: @count operations in any order.  @streams: n, rank i's stream.
+ * Errors (nothing enqueued): M890_ERROR_INVALID_ARGUMENT for a send or a
+ * receive without its match or with another size (the message names
+ * both ranks), a bad kind or rank, reserved not 0, a range past its
+ * buffer, a host receive buffer, a receive range that overlaps another
+ * receive's or a send's (in place is refused);
+ * M890_ERROR_DEVICE_MISMATCH; the sticky errors.
+ */
+m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
+				  size_t count, const m890_stream_t *streams);
 
 /**
  * m890_comm_synchronize() - wait, up to the communicator's timeout, until

@@ -153,6 +153,8 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	if (st)
 		return st;
 	st = m890_comm_usable(comm);
+	if (!st)
+		st = m890_comm_need_all_local(comm, "ep_create");
 	if (st)
 		return st;
 	if (!config || !out)

@@ -131,6 +131,7 @@ struct m890_comm;
 typedef m890_status_t (*m890_comm_xfer_fn)(void *ctx, int i, int j,
 					   struct m890_stream *s);
 m890_status_t m890_comm_usable(struct m890_comm *c);
+m890_status_t m890_comm_need_all_local(struct m890_comm *c, const char *what);
 m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
 				  const char *msg);
 int m890_comm_ranks(struct m890_comm *c);
@@ -143,7 +144,21 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 				 const char *what, m890_comm_xfer_fn fn,
 				 void *ctx);
 
+/* bootstrap.c */
+struct m890_boot;
+m890_status_t m890_boot_open(const char *path, int rank, int n,
+			     uint64_t timeout_ns, struct m890_boot **out);
+void m890_boot_close(struct m890_boot *b);
+/* All-gather of @val and @fd (-1: none) of every rank: @vals[n], @fds[n]
+ * (fds[own rank] = -1; the others are the caller's to close). */
+m890_status_t m890_boot_allgather(struct m890_boot *b, uint64_t val, int fd,
+				  uint64_t *vals, int *fds);
+
 /* buffer.c */
+m890_status_t m890_buffer_export_dmabuf(struct m890_buffer *buf, int *fd);
+m890_status_t m890_window_from_dmabuf(struct m890_device *dev, int dmabuf,
+				      uint64_t bytes, const char *peer_name,
+				      struct m890_window **window);
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
 void m890_buffer_destroy(struct m890_buffer *buf);

@@ -34,11 +34,15 @@ mpirun --allow-run-as-root --oversubscribe -np "$cards" --mca btl self,vader \
 mpi_rc=${PIPESTATUS[0]}
 
 echo "== libm890 on $cards emulated cards (guest console: build/logs/bench.log)"
-"$top/scripts/guest-run.sh" -n "$cards" -m "${HBM_MB:-1152}" -t "${GUEST_TIMEOUT:-3600}" \
+"$top/scripts/guest-run.sh" -n "$cards" -m "${HBM_MB:-2048}" -t "${GUEST_TIMEOUT:-3600}" \
 	-l "$top/build/logs/bench.log" -- \
 	"echo '@@ a2a_perf'; a2a_perf $a2a_args; echo '@@ ep_perf'; ep_perf $ep_args" \
 	>"$out/guest.txt" 2>&1
 guest_rc=$?
+if [ $guest_rc != 0 ]; then
+	echo "bench: the guest run failed (status $guest_rc):" >&2
+	tail -5 "$out/guest.txt" >&2
+fi
 awk '/^@@ a2a_perf/{p=1; next} /^@@ ep_perf/{p=0} p && /^(#|  )/' "$out/guest.txt" >"$out/a2a.txt"
 awk '/^@@ ep_perf/{p=1; next} p && /^(#|  )/' "$out/guest.txt" >"$out/ep.txt"
 cat "$out/a2a.txt"
@@ -79,7 +83,8 @@ set xlabel "bytes per peer"
 set ylabel "GB/s"
 set logscale xy 2
 set format x "%.0b%B"
-set key left top
+set key left top noenhanced
+set format y "%g"
 set grid
 plot "$out/alltoall.txt" using 1:3 with linespoints title "libm890 busbw (wall, TCG)", \
      "" using 1:4 with linespoints title "libm890 busbw (modelled M890)", \
