@@ -1186,31 +1186,43 @@ out:
 }
 
 /*
- * Describe whom rank @i still waits for in the current epoch: the peers
- * that have not joined the collective, else those whose data is missing.
+ * Describe whom rank @i's stream is blocked on in the current epoch: the
+ * first peer, in the order the stream waits for them, that has not joined
+ * the collective, else the first whose transfer has not arrived; then
+ * every peer not seen yet (those after the blocking one are only not
+ * checked yet).
  */
 static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 {
-	const char *what[2] = { "waiting for rank(s) ", "no data yet from rank(s) " };
-	size_t off;
+	static const char *const what[2] = { "to join", "to finish its transfer" };
+	int n = c->n;
 
 	for (int phase = 0; phase < 2; phase++) {
-		off = (size_t)snprintf(buf, len, "%s", what[phase]);
-		for (int j = 0; j < c->n && off < len; j++) {
-			if (j == i || c->r[i].prog[phase * c->n + j] >= c->epoch)
-				continue;
-			off += (size_t)snprintf(buf + off, len - off, "%s%d",
-						buf[off - 1] == ' ' ? "" : ",", j);
+		int first = -1;
+		size_t off;
+
+		for (int k = 1; k < n; k++) {
+			/* Phase 2 waits in the order i+1, i+2, ...; phase 3 in
+			 * the order i-1, i-2, ... */
+			int j = phase ? (i + n - k) % n : (i + k) % n;
+
+			if (c->r[i].prog[phase * n + j] < c->epoch) {
+				first = j;
+				break;
+			}
 		}
-		if (off >= len)
-			off = len - 1;
-		if (buf[off - 1] != ' ') {
-			if (!phase)
-				snprintf(buf + off, len - off, " to join");
-			return;
-		}
+		if (first < 0)
+			continue;
+		off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
+				       first, what[phase]);
+		for (int j = 0; j < n && off < len; j++)
+			if (j != i && c->r[i].prog[phase * n + j] < c->epoch)
+				off += (size_t)snprintf(buf + off, len - off, " %d", j);
+		if (off < len)
+			snprintf(buf + off, len - off, ")");
+		return;
 	}
-	snprintf(buf, len, "every peer's data arrived");
+	snprintf(buf, len, "every peer's transfer arrived");
 }
 
 M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,

@@ -372,7 +372,7 @@ int main(void)
 		block_rank(n - 1, gate, gword);
 		TAP_STATUS(m890_alltoall(c2, sb, rb, 64, str), M890_SUCCESS);
 		TAP_STATUS(m890_comm_synchronize(c2, str), M890_ERROR_TIMEOUT);
-		snprintf(want, sizeof(want), "waiting for rank(s) %d to join", n - 1);
+		snprintf(want, sizeof(want), "waiting for rank %d to join", n - 1);
 		tap_ok(strstr(m890_get_last_error(), want) && strstr(m890_get_last_error(), "rank 0"),
 		       "timeout names the missing peer: %s", m890_get_last_error());
 		TAP_STATUS(m890_comm_get_async_error(c2, &err), M890_SUCCESS);

@@ -141,9 +141,9 @@ static unsigned int child(int me, int n, const char *path)
 	if (!st)
 		st = m890_comm_synchronize(comm, &c.str);
 	{
-		char want[32];
+		char want[64];
 
-		snprintf(want, sizeof(want), "rank(s) %d", n - 1);
+		snprintf(want, sizeof(want), "waiting for rank %d to join", n - 1);
 		if (st == M890_ERROR_TIMEOUT && strstr(m890_get_last_error(), want))
 			ok |= 1u << 5;
 		else
