@@ -83,10 +83,10 @@ run: qemu image
 # ---- benchmarks ----
 # All-to-all against Open MPI and memcpy, EP dispatch/combine; see
 # Documentation/performance.rst.  64 MiB per peer on 8 cards needs about
-# 1.1 GiB of HBM per card (HBM_MB defaults higher for bench).
+# 1 GiB of HBM per card (a power of two: 2048 MiB by default for bench).
 A2A_ARGS ?= -b 1K -e 64M -f 4 -n 5 -w 1 -c 1
 EP_ARGS ?= -n 3 -w 1
-BENCH_HBM_MB ?= 1152
+BENCH_HBM_MB ?= 2048
 BENCH_TIMEOUT ?= 3600
 bench: qemu image
 	@scripts/deps.sh bench
