@@ -812,8 +812,10 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * Each rank's stream first tells every peer that it reached the
  * collective (so its earlier work on its receive buffer is done), then
  * copies its blocks directly into the peers' receive buffers in rotated
- * peer order (rank i starts with peer i + 1), signalling each peer after
- * its block, and waits until every peer's block has arrived.  The call
+ * peer order (rank i copies its own block, then peer i + 1's, ...), each
+ * block as COPY packets of at most the communicator's chunk_bytes,
+ * signalling each peer after its block, and waits until every peer's
+ * block has arrived.  The call
  * returns once the work is enqueued; m890_comm_synchronize() or the
  * streams' own synchronization waits for it.  Receive buffers stay
  * imported by the peers (cached) until m890_comm_destroy().

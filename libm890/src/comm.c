@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Communicators over several cards of one process, and all-to-all.
+ * Communicators and the exchange their collectives share: all-to-all(v),
+ * grouped send/recv, the EP collectives of ep.c, and the per-rank calls of
+ * a communicator whose ranks are in different processes.
  *
  * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
  * every peer: slot j ("ready") is set by rank j when its stream reaches a
- * collective, slot n + j ("data") when rank j's block has been written
- * into this rank's receive buffer.  Each rank also has a mapped host
- * area of 2n slots that its own stream sets once it saw peer j ready
- * (slot j) and peer j's data (slot n + j), so the CPU can tell which peer
- * a stuck rank is waiting for.  Collective
- * number e (the epoch, counting from 1) sets slots to e and waits for
- * >= e, so nothing needs resetting between collectives.
+ * collective, slot n + j ("data") when rank j's transfer with this rank
+ * is done.  Each rank also has a mapped host area of 2n slots that its
+ * own stream sets once it saw peer j ready (slot j) and peer j's data
+ * (slot n + j), so the CPU can tell which peer a stuck rank is waiting
+ * for.  Collective number e (the epoch, counting from 1) sets slots to e
+ * and waits for >= e, so nothing needs resetting between collectives.
+ * With one rank per process (m890_comm_create_rank), the semaphore areas
+ * and registered buffers reach the peers as dma-bufs through
+ * bootstrap.c, and each process enqueues only its own rank's part.
  */
 #include <stdio.h>
 #include <stdlib.h>
