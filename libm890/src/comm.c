@@ -278,6 +278,8 @@ M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
 
 static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
 			       int rank, const char *what);
+static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
+			       uint64_t dst, uint64_t src, uint64_t bytes);
 
 M890_EXPORT m890_status_t
 m890_comm_create_rank(m890_device_t dev, int rank, int n,
@@ -469,10 +471,10 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 }
 
 struct a2a_rank_ctx {
+	struct m890_comm *c;
 	struct comm_reg *reg;
 	struct m890_buffer *sb;
 	uint64_t bytes;
-	uint64_t chunk;
 };
 
 static m890_status_t a2a_rank_xfer(void *ctx, int i, int j,
@@ -482,15 +484,8 @@ static m890_status_t a2a_rank_xfer(void *ctx, int i, int j,
 	uint64_t dst = (j == i ? a->reg->buf->va : a->reg->win[j]->va) +
 		       (uint64_t)i * a->bytes;
 	uint64_t src = a->sb->va + (uint64_t)j * a->bytes;
-	m890_status_t st = M890_SUCCESS;
 
-	for (uint64_t off = 0; off < a->bytes && !st; off += a->chunk) {
-		uint64_t left = a->bytes - off;
-
-		st = m890_memcpy(s, dst + off, src + off,
-				 left < a->chunk ? left : a->chunk);
-	}
-	return st;
+	return comm_copy(a->c, s, dst, src, a->bytes);
 }
 
 M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
@@ -553,7 +548,7 @@ M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
 					 (unsigned long long)a.reg->peer_bytes[j]);
 	a.sb = sendbuf;
 	a.bytes = bytes_per_peer;
-	a.chunk = c->chunk_bytes;
+	a.c = c;
 	streams[c->me] = stream;
 	return m890_comm_exchange(c, streams, "all-to-all", a2a_rank_xfer, &a);
 }
@@ -851,6 +846,21 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 	return M890_SUCCESS;
 }
 
+/* @bytes from @src to @dst in COPY packets of at most the chunk size. */
+static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
+			       uint64_t dst, uint64_t src, uint64_t bytes)
+{
+	m890_status_t st = M890_SUCCESS;
+
+	for (uint64_t off = 0; off < bytes && !st; off += c->chunk_bytes) {
+		uint64_t left = bytes - off;
+
+		st = m890_memcpy(s, dst + off, src + off,
+				 left < c->chunk_bytes ? left : c->chunk_bytes);
+	}
+	return st;
+}
+
 struct a2a_ctx {
 	struct m890_comm *c;
 	struct m890_buffer *const *sb, *const *rb;
@@ -868,8 +878,8 @@ static m890_status_t a2a_xfer(void *ctx, int i, int j, struct m890_stream *s)
 	struct m890_comm *c = a->c;
 	int n = c->n;
 	uint64_t bytes = a->sc[i * n + j], src = a->sb[i]->va + a->sd[i * n + j];
-	uint64_t dst, chunk = c->chunk_bytes;
-	m890_status_t st = M890_SUCCESS;
+	uint64_t dst;
+	m890_status_t st;
 
 	if (!bytes)
 		return M890_SUCCESS;
@@ -880,13 +890,7 @@ static m890_status_t a2a_xfer(void *ctx, int i, int j, struct m890_stream *s)
 		if (st)
 			return st;
 	}
-	dst += a->rd[j * n + i];
-	for (uint64_t off = 0; off < bytes && !st; off += chunk) {
-		uint64_t k = bytes - off < chunk ? bytes - off : chunk;
-
-		st = m890_memcpy(s, dst + off, src + off, k);
-	}
-	return st;
+	return comm_copy(c, s, dst + a->rd[j * n + i], src, bytes);
 }
 
 M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
@@ -1033,13 +1037,8 @@ static m890_status_t group_xfer(void *ctx, int i, int j, struct m890_stream *s)
 		if (!snd->bytes)
 			continue;
 		st = m890_comm_peer_va(c, i, j, rcv->buffer, &dst);
-		dst += rcv->offset;
-		for (uint64_t off = 0; off < snd->bytes && !st; off += c->chunk_bytes) {
-			uint64_t left = snd->bytes - off;
-
-			st = m890_memcpy(s, dst + off, src + off,
-					 left < c->chunk_bytes ? left : c->chunk_bytes);
-		}
+		if (!st)
+			st = comm_copy(c, s, dst + rcv->offset, src, snd->bytes);
 	}
 	return st;
 }
