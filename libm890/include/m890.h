@@ -528,7 +528,8 @@ uint16_t m890_float_to_bf16(float f);
  * @scales: receives @count / M890_MX_BLOCK scale bytes.
  *
  * Per block: a block holding a NaN or infinity gets scale
- * M890_MX_SCALE_NAN and all element codes 0; otherwise the shared exponent
+ * M890_MX_SCALE_NAN and every element the NaN code (0x7f for MXFP8) or 0
+ * (MXFP4, which has no NaN); otherwise the shared exponent
  * is floor(log2(amax)) minus the element format's largest exponent (2 for
  * E2M1, 8 for E4M3), -127 for an all-zero block, clamped to -127..127, and
  * each element is the nearest element value of v / 2^shared, ties to even,

@@ -225,9 +225,11 @@ M890_EXPORT m890_status_t m890_mx_quantize_host(enum m890_data_type mx_type,
 				amax = v;
 		}
 		if (!finite) {
+			/* Spec §7.11: every element the NaN code (E4M3
+			 * 0x7f), or 0 for E2M1, which has none. */
 			scales[b] = M890_MX_SCALE_NAN;
 			for (unsigned int j = 0; j < M890_MX_BLOCK; j++)
-				mx_store(f, elems, first + j, 0);
+				mx_store(f, elems, first + j, f->nancode);
 			continue;
 		}
 		x = amax == 0.0f ? -127 : ilogbf(amax) - f->emax;
