@@ -96,11 +96,26 @@ LIBM890_UNIT_CFLAGS := $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
 LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test
+libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test \
+	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test
+
+# The process bootstrap of communicators, with real processes and sockets.
+LIBM890_BOOT_SRCS := tests/unit/boot_test.c libm890/src/bootstrap.c \
+	libm890/src/status.c
+
+$(M890_BUILD)/unit/boot_test: $(LIBM890_BOOT_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) -o $@ $(LIBM890_BOOT_SRCS)
+
+$(M890_BUILD)/unit-san/boot_test: $(LIBM890_BOOT_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_BOOT_SRCS)
 
 libm890-unit: libm890-unit-build
 	$(M890_BUILD)/unit/mx_lib_test
 	$(M890_BUILD)/unit-san/mx_lib_test
+	$(M890_BUILD)/unit/boot_test
+	$(M890_BUILD)/unit-san/boot_test
 
 $(M890_BUILD)/unit/mx_lib_test: $(LIBM890_UNIT_DEPS)
 	@mkdir -p $(@D)

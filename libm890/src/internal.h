@@ -106,6 +106,7 @@ m890_status_t m890_fail(m890_status_t st, const char *fmt, ...) M890_PRINTF(2, 3
 m890_status_t m890_errno_status(int err);
 const char *m890_last_detail(void);
 m890_status_t m890_fail_errno(int err, const char *fmt, ...) M890_PRINTF(2, 3);
+int64_t m890_monotonic_ns(void);
 
 /* handle.c */
 m890_status_t m890_obj_register(void *obj);
@@ -122,7 +123,6 @@ m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 m890_status_t m890_point_status(int fd, uint32_t syncobj, uint64_t seqno,
 				int64_t *signal_ns);
 m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns);
-int64_t m890_monotonic_ns(void);
 m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n);
 

@@ -40,14 +40,6 @@
 #define COPY_MAX_BYTES (1ull << 40)	/* per COPY/FILL packet (spec) */
 #define DEFAULT_MAX_SUBMIT 256
 
-int64_t m890_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 static m890_status_t stream_check(struct m890_stream *s)
 {
 	m890_status_t st = m890_check(s, M890_OBJ_STREAM, "stream");
