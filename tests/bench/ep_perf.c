@@ -13,8 +13,10 @@
  * completion on every card, host clock) and their modelled time (TIMESTAMP
  * events around each on every card; the slowest card counts), and the
  * bandwidth as DeepEP reports it: the bytes a rank sends through the
- * fabric (rows to other ranks; the slowest rank's) over the time.  The
- * combine output and the per-expert counts are checked (#wrong).
+ * fabric (rows to other ranks; the slowest rank's) over the time.  Every
+ * received row is compared with the host reference (the token through
+ * m890_mx_quantize_host()), and the per-expert counts and the combine
+ * output are checked (#wrong).
  *
  * Projected: the modelled time of the same packets for -P RANKS (default
  * 64) from the cost rules of the hardware spec (§10), using routing drawn
@@ -208,6 +210,60 @@ static void model(const struct shape *sh, int ranks, const int32_t *given,
 	free(w);
 }
 
+/*
+ * Every received row against the host reference: rank d's local expert l
+ * holds the rows of its tokens in (rank, token, slot) order, each the
+ * token quantized by m890_mx_quantize_host() (or the bf16 token).  Returns
+ * the number of wrong rows.
+ */
+static int check_recv(const struct shape *sh, int n, const int32_t *idx,
+		      const uint16_t *xh, m890_buffer_t *recv,
+		      m890_stream_t *str, m890_buffer_t *hb, void **hp,
+		      const struct m890_ep_info *info)
+{
+	uint32_t L = sh->e / (uint32_t)n, *pos = calloc(sh->e, sizeof(*pos));
+	uint8_t *rv = malloc((size_t)info->recv_bytes * n), *row = malloc(sh->row);
+	uint64_t chunk = info->x_bytes;
+	int bad = 0;
+
+	if (!pos || !rv || !row)
+		exit(1);
+	for (int d = 0; d < n; d++)
+		for (uint64_t off = 0; off < info->recv_bytes; off += chunk) {
+			uint64_t k = info->recv_bytes - off < chunk ?
+				     info->recv_bytes - off : chunk;
+
+			CHECK(m890_memcpy_dtoh(str[d], hb[d], 0, recv[d], off, k));
+			CHECK(m890_stream_synchronize(str[d]));
+			memcpy(rv + (uint64_t)d * info->recv_bytes + off, hp[d], k);
+		}
+	for (int s = 0; s < n; s++)
+		for (uint32_t t = 0; t < sh->t; t++) {
+			const uint16_t *tok = xh + ((uint64_t)s * sh->t + t) * sh->h;
+
+			if (sh->sc)
+				m890_mx_quantize_host(sh->type, M890_TYPE_BF16, tok,
+						      sh->h, row, row + sh->eb);
+			else
+				memcpy(row, tok, 2ull * sh->h);
+			for (uint32_t j = 0; j < sh->k; j++) {
+				int32_t e = idx[((uint64_t)s * sh->t + t) * sh->k + j];
+				uint64_t at;
+
+				if (e < 0)
+					continue;
+				at = (uint64_t)(e / L) * info->recv_bytes +
+				     ((uint64_t)(e % L) * info->expert_capacity +
+				      pos[e]++) * sh->row;
+				bad += memcmp(rv + at, row, sh->row) != 0;
+			}
+		}
+	free(pos);
+	free(rv);
+	free(row);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	struct shape sh = { .t = 128, .h = 3584, .e = 896, .k = 16,
@@ -230,6 +286,7 @@ int main(int argc, char **argv)
 	int32_t *idx;
 	float *w;
 	uint32_t *counts, cap = 0;
+	uint16_t *xh;
 	uint64_t seed = 1;
 	double wd = 0, wc = 0, md = 0, mc = 0;
 
@@ -282,7 +339,8 @@ int main(int argc, char **argv)
 	idx = malloc(sizeof(*idx) * n * sh.t * sh.k);
 	w = malloc(sizeof(*w) * n * sh.t * sh.k);
 	counts = calloc(sh.e, sizeof(*counts));
-	if (!idx || !w || !counts)
+	xh = malloc(2ull * n * sh.t * sh.h);
+	if (!idx || !w || !counts || !xh)
 		return 1;
 	route(idx, w, n, sh.t, sh.k, sh.e);
 	for (uint64_t q = 0; q < (uint64_t)n * sh.t * sh.k; q++)
@@ -322,8 +380,10 @@ int main(int argc, char **argv)
 		CHECK(m890_buffer_alloc(dev[i], info.x_bytes, M890_MEM_HOST, &hb[i]));
 		CHECK(m890_buffer_map(hb[i], &hp[i]));
 		p = hp[i];
-		for (uint64_t q = 0; q < (uint64_t)sh.t * sh.h; q++)
+		for (uint64_t q = 0; q < (uint64_t)sh.t * sh.h; q++) {
 			p[q] = m890_float_to_bf16(((int)(rnd() % 2001) - 1000) / 250.0f);
+			xh[(uint64_t)i * sh.t * sh.h + q] = p[q];
+		}
 		CHECK(m890_memcpy_htod(str[i], x[i], 0, hb[i], 0, info.x_bytes));
 		/* Expert outputs: every row 1.0 (bf16 0x3f80). */
 		CHECK(m890_buffer_va(eo[i], &va));
@@ -402,6 +462,7 @@ int main(int argc, char **argv)
 		free(ones);
 		free(want_out);
 		free(ri);
+		wrong += check_recv(&sh, n, idx, xh, recv, str, hb, hp, &info);
 	}
 	{
 		double pd, pc, fd, fc, bd, xd, xc, xfd, xfc, xbd;
@@ -446,6 +507,7 @@ int main(int argc, char **argv)
 	free(idx);
 	free(w);
 	free(counts);
+	free(xh);
 	return wrong ? 1 : 0;
 usage:
 	fprintf(stderr,
