@@ -882,7 +882,9 @@ m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
 
 /**
  * m890_comm_synchronize() - wait, up to the communicator's timeout, until
- * the n @streams (as passed to the collectives) have executed their work.
+ * the n @streams (as passed to the collectives; for a communicator of
+ * m890_comm_create_rank(), a pointer to this rank's one stream) have
+ * executed their work.
  * On failure the error is made sticky and the message names the rank and
  * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
  * deadline passed (the work keeps running; m890_comm_abort() releases
