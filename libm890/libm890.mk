@@ -78,13 +78,6 @@ $(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-LIBM890_A2A_PERF := $(M890_BUILD)/bin/a2a_perf
-libm890: $(LIBM890_A2A_PERF)
-
-$(LIBM890_A2A_PERF): libm890/examples/a2a_perf.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
-	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
-
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).
 LIBM890_UNIT_SRCS := tests/unit/mx_lib_test.c libm890/src/status.c \

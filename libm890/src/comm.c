@@ -169,27 +169,77 @@ static m890_status_t comm_zero(struct m890_comm *c)
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
-					   int n,
-					   const struct m890_comm_config *config,
-					   m890_comm_t *comm)
+/*
+ * A communicator object of @n ranks (@me: the one local rank, -1 for all)
+ * from a checked @config; NULL config means the defaults.
+ */
+static m890_status_t comm_alloc(int n, int me,
+				const struct m890_comm_config *config,
+				const char *what, struct m890_comm **out)
 {
 	struct m890_comm_config def = M890_COMM_CONFIG_INIT;
 	struct m890_comm *c;
-	m890_status_t st;
-	void *p;
 
-	if (!devices || !comm || n < 1 || n > COMM_MAX_RANKS)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_create: need 1..%d devices and an output",
-				 COMM_MAX_RANKS);
 	if (!config)
 		config = &def;
 	if (config->size < sizeof(*config) ||
 	    config->magic != M890_COMM_CONFIG_MAGIC ||
 	    config->version != M890_COMM_CONFIG_VERSION || config->flags)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_create: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags");
+				 "%s: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags",
+				 what);
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
+		free(c);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "%s: out of memory", what);
+	}
+	c->obj.type = M890_OBJ_COMM;
+	c->n = n;
+	c->me = me;
+	c->timeout_ns = config->timeout_ns;
+	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
+			 M890_COMM_DEFAULT_CHUNK_BYTES;
+	*out = c;
+	return M890_SUCCESS;
+}
+
+/* Rank @i's own areas on @dev: window tables, semaphores, progress. */
+static m890_status_t comm_rank_init(struct m890_comm *c, int i,
+				    struct m890_device *dev)
+{
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st;
+	void *p;
+
+	r->dev = dev;
+	r->sem_win = calloc(c->n, sizeof(*r->sem_win));
+	r->wins = calloc(c->n, sizeof(*r->wins));
+	if (!r->sem_win || !r->wins)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+	st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HBM, &r->sem);
+	if (!st)
+		st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HOST,
+				       &r->progress);
+	if (!st)
+		st = m890_buffer_map(r->progress, &p);
+	if (!st)
+		r->prog = p;
+	return st;
+}
+
+M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
+					   int n,
+					   const struct m890_comm_config *config,
+					   m890_comm_t *comm)
+{
+	struct m890_comm *c;
+	m890_status_t st;
+
+	if (!devices || !comm || n < 1 || n > COMM_MAX_RANKS)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create: need 1..%d devices and an output",
+				 COMM_MAX_RANKS);
 	for (int i = 0; i < n; i++) {
 		st = m890_check(devices[i], M890_OBJ_DEVICE, "device");
 		if (st)
@@ -200,39 +250,13 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 						 "comm_create: ranks %d and %d are the same device %s",
 						 j, i, devices[i]->node);
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
-		free(c);
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "comm_create: out of memory");
-	}
-	c->obj.type = M890_OBJ_COMM;
-	c->n = n;
-	c->me = -1;
-	c->timeout_ns = config->timeout_ns;
-	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
-			 M890_COMM_DEFAULT_CHUNK_BYTES;
+	st = comm_alloc(n, -1, config, "comm_create", &c);
+	if (st)
+		return st;
 	for (int i = 0; i < n; i++) {
-		struct comm_rank *r = &c->r[i];
-
-		r->dev = devices[i];
-		r->sem_win = calloc(n, sizeof(*r->sem_win));
-		r->wins = calloc(n, sizeof(*r->wins));
-		if (!r->sem_win || !r->wins) {
-			st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				       "comm_create: out of memory");
-			goto fail;
-		}
-		st = m890_buffer_alloc(r->dev, (uint64_t)n * 16, M890_MEM_HBM,
-				       &r->sem);
-		if (!st)
-			st = m890_buffer_alloc(r->dev, (uint64_t)n * 16,
-					       M890_MEM_HOST, &r->progress);
-		if (!st)
-			st = m890_buffer_map(r->progress, &p);
+		st = comm_rank_init(c, i, devices[i]);
 		if (st)
 			goto fail;
-		r->prog = p;
 	}
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
@@ -286,13 +310,11 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 		      const char *bootstrap_path,
 		      const struct m890_comm_config *config, m890_comm_t *comm)
 {
-	struct m890_comm_config def = M890_COMM_CONFIG_INIT;
 	uint64_t vals[COMM_MAX_RANKS];
 	int fds[COMM_MAX_RANKS], fd = -1;
 	struct m890_comm *c;
 	struct comm_rank *r;
 	m890_status_t st;
-	void *p;
 
 	st = m890_check(dev, M890_OBJ_DEVICE, "device");
 	if (st)
@@ -301,43 +323,13 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "comm_create_rank: rank %d of %d ranks (1..%d) or NULL output",
 				 rank, n, COMM_MAX_RANKS);
-	if (!config)
-		config = &def;
-	if (config->size < sizeof(*config) ||
-	    config->magic != M890_COMM_CONFIG_MAGIC ||
-	    config->version != M890_COMM_CONFIG_VERSION || config->flags)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_create_rank: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags");
-	c = calloc(1, sizeof(*c));
-	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
-		free(c);
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "comm_create_rank: out of memory");
-	}
-	c->obj.type = M890_OBJ_COMM;
-	c->n = n;
-	c->me = rank;
-	c->timeout_ns = config->timeout_ns;
-	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
-			 M890_COMM_DEFAULT_CHUNK_BYTES;
+	st = comm_alloc(n, rank, config, "comm_create_rank", &c);
+	if (st)
+		return st;
 	r = &c->r[rank];
-	r->dev = dev;
-	r->sem_win = calloc(n, sizeof(*r->sem_win));
-	r->wins = calloc(n, sizeof(*r->wins));
-	if (!r->sem_win || !r->wins) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-			       "comm_create_rank: out of memory");
-		goto fail;
-	}
-	st = m890_buffer_alloc(dev, (uint64_t)n * 16, M890_MEM_HBM, &r->sem);
-	if (!st)
-		st = m890_buffer_alloc(dev, (uint64_t)n * 16, M890_MEM_HOST,
-				       &r->progress);
-	if (!st)
-		st = m890_buffer_map(r->progress, &p);
+	st = comm_rank_init(c, rank, dev);
 	if (st)
 		goto fail;
-	r->prog = p;
 	/* Zeroed before any peer can see it: peers signal only after the
 	 * exchange below. */
 	st = comm_zero(c);

@@ -29,6 +29,8 @@
 
 #include <m890.h>
 
+#include "size_arg.h"
+
 #define MAXN 64
 #define HOST_CHUNK (4ull << 20)	/* host staging per card */
 
@@ -39,45 +41,6 @@ static m890_buffer_t sb[MAXN], rb[MAXN], hb[MAXN];
 static m890_event_t ev0[MAXN], ev1[MAXN];
 static uint8_t *hp[MAXN];
 static uint64_t hbytes;		/* host staging buffer per card */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		mul = 1ull << 10; end++; break;
-	case 'm': case 'M':
-		mul = 1ull << 20; end++; break;
-	case 'g': case 'G':
-		mul = 1ull << 30; end++; break;
-	default:
-		break;
-	}
-	if (*end || (v && mul > UINT64_MAX / v))
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
-static uint8_t pat(int from, int to, uint64_t off)
-{
-	return (uint8_t)(from * 29 + to * 5 + off * 7 + (off >> 9) + 3);
-}
 
 #define CHECK(call) do { \
 	m890_status_t st_ = (call); \
@@ -111,12 +74,12 @@ static double memcpy_gbps(uint64_t bytes)
 		memset(b, 2, bytes);
 		have = bytes;
 	}
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (int r = 0; r < reps; r++) {
 		memcpy(b, a, bytes);
 		a[r % bytes] ^= b[(r * 7) % bytes];
 	}
-	return (double)bytes * reps / (double)(now_ns() - t0);
+	return (double)bytes * reps / (double)(bench_now_ns() - t0);
 }
 
 int main(int argc, char **argv)
@@ -128,15 +91,15 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "b:e:f:n:w:c:g:h")) != -1) {
 		switch (opt) {
 		case 'b':
-			if (parse_size(optarg, &minb) || !minb)
+			if (bench_parse_size(optarg, &minb) || !minb)
 				goto usage;
 			break;
 		case 'e':
-			if (parse_size(optarg, &maxb) || !maxb)
+			if (bench_parse_size(optarg, &maxb) || !maxb)
 				goto usage;
 			break;
 		case 'f':
-			if (parse_size(optarg, &factor) || factor < 2)
+			if (bench_parse_size(optarg, &factor) || factor < 2)
 				goto usage;
 			break;
 		case 'n':
@@ -202,7 +165,7 @@ int main(int argc, char **argv)
 
 				CHECK(m890_stream_synchronize(str[i]));
 				for (uint64_t o = 0; o < k; o++)
-					hp[i][o] = pat(i, (int)((at + o) / b), (at + o) % b);
+					hp[i][o] = bench_pat(i, (int)((at + o) / b), (at + o) % b);
 				CHECK(m890_memcpy_htod(str[i], sb[i], at, hb[i], 0, k));
 			}
 		for (int k = 0; k < warm; k++)
@@ -210,11 +173,11 @@ int main(int argc, char **argv)
 		CHECK(m890_comm_synchronize(comm, str));
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev0[i], str[i]));
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		for (int k = 0; k < iters; k++)
 			CHECK(m890_alltoall(comm, sb, rb, b, str));
 		CHECK(m890_comm_synchronize(comm, str));
-		us = (double)(now_ns() - t0) / 1e3 / iters;
+		us = (double)(bench_now_ns() - t0) / 1e3 / iters;
 		for (int i = 0; i < n; i++) {
 			int64_t dns;
 
@@ -233,7 +196,7 @@ int main(int argc, char **argv)
 					CHECK(m890_stream_synchronize(str[j]));
 					for (uint64_t o = 0; o < k; o++)
 						wrong += hp[j][o] !=
-							 pat((int)((at + o) / b), j, (at + o) % b);
+							 bench_pat((int)((at + o) / b), j, (at + o) % b);
 				}
 		}
 		wrong_any |= wrong != 0;
