@@ -31,7 +31,7 @@ help:
 	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
 	@echo "make check               run every test suite"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
-	@echo "make bench [CARDS=N]     all-to-all bandwidth (a2a_perf, BENCH_ARGS=...)"
+	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
 	@echo "make shell               interactive guest shell"
 	@echo "make module|qemu|userspace|image|clean"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  icnctl, libm890, man page, completion"
@@ -56,7 +56,7 @@ qemu: deps
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
-include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk)
+include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk)
 
 # ---- the guest ----
 image: module userspace
@@ -81,10 +81,18 @@ run: qemu image
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
 
 # ---- benchmarks ----
-BENCH_ARGS ?= -b 1K -e 1M -f 4 -n 5 -w 1 -c 1
+# All-to-all against Open MPI and memcpy, EP dispatch/combine; see
+# Documentation/performance.rst.  64 MiB per peer on 8 cards needs about
+# 1 GiB of HBM per card (a power of two: 2048 MiB by default for bench).
+A2A_ARGS ?= -b 1K -e 64M -f 4 -n 5 -w 1 -c 1
+EP_ARGS ?= -n 3 -w 1
+BENCH_HBM_MB ?= 2048
+BENCH_TIMEOUT ?= 3600
 bench: qemu image
-	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
-		-l $(LOGDIR)/bench.log -- 'a2a_perf $(BENCH_ARGS)'
+	@scripts/deps.sh bench
+	@$(MAKE) -s bench-host
+	@$(GUEST_ENV) CARDS=$(CARDS) HBM_MB=$(BENCH_HBM_MB) A2A_ARGS='$(A2A_ARGS)' \
+		EP_ARGS='$(EP_ARGS)' GUEST_TIMEOUT=$(BENCH_TIMEOUT) tests/bench/bench.sh
 
 # ---- tests ----
 check: qemu image

@@ -78,13 +78,6 @@ $(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-LIBM890_A2A_PERF := $(M890_BUILD)/bin/a2a_perf
-libm890: $(LIBM890_A2A_PERF)
-
-$(LIBM890_A2A_PERF): libm890/examples/a2a_perf.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
-	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
-
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).
 LIBM890_UNIT_SRCS := tests/unit/mx_lib_test.c libm890/src/status.c \
@@ -96,11 +89,26 @@ LIBM890_UNIT_CFLAGS := $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
 LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test
+libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test \
+	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test
+
+# The process bootstrap of communicators, with real processes and sockets.
+LIBM890_BOOT_SRCS := tests/unit/boot_test.c libm890/src/bootstrap.c \
+	libm890/src/status.c
+
+$(M890_BUILD)/unit/boot_test: $(LIBM890_BOOT_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) -o $@ $(LIBM890_BOOT_SRCS)
+
+$(M890_BUILD)/unit-san/boot_test: $(LIBM890_BOOT_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_BOOT_SRCS)
 
 libm890-unit: libm890-unit-build
 	$(M890_BUILD)/unit/mx_lib_test
 	$(M890_BUILD)/unit-san/mx_lib_test
+	$(M890_BUILD)/unit/boot_test
+	$(M890_BUILD)/unit-san/boot_test
 
 $(M890_BUILD)/unit/mx_lib_test: $(LIBM890_UNIT_DEPS)
 	@mkdir -p $(@D)

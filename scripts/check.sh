@@ -63,5 +63,14 @@ for n in ${CHECK_CARDS:-8 2}; do
 		-l "$logdir/guest-${n}cards.console.log" -- "m890-guest-tests $n"
 done
 
+# 4. The collective tests alone on other card counts (one short boot each):
+# all-to-all, grouped send/recv, EP dispatch/combine and one process per
+# card, on 4 cards.
+for n in ${CHECK_COLL_CARDS:-4}; do
+	run_suite "guest-${n}cards-collectives" "$top/scripts/guest-run.sh" -n "$n" \
+		-t "${GUEST_TIMEOUT:-1200}" -l "$logdir/guest-${n}cards-collectives.console.log" -- \
+		'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc; do echo "# suite $t"; $t || rc=1; done; exit $rc'
+done
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

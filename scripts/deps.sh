@@ -4,6 +4,9 @@
 # Install, from Debian's archive, everything the build and tests need.
 # Idempotent and quiet when everything is present: it only calls apt when a
 # package or source entry is missing.  Must run as root.
+#   deps.sh         the build, `make run` and `make check`
+#   deps.sh bench   also what `make bench` needs (Open MPI for the host
+#                   baseline; gnuplot is always installed)
 set -euo pipefail
 
 STAMP_DIR=${M890_CACHE:?M890_CACHE not set}
@@ -13,6 +16,9 @@ PKGS="build-essential bc bison flex kmod cpio xz-utils zstd dpkg-dev pkgconf
  ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev
  libfdt-dev libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev busybox-static
  qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml"
+if [ "${1:-}" = bench ]; then
+	PKGS="$PKGS libopenmpi-dev openmpi-bin"
+fi
 
 need_apt_update=0
 src=/etc/apt/sources.list.d/m890-build.sources

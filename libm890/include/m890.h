@@ -63,6 +63,8 @@ enum m890_status {
 	M890_ERROR_TIMEOUT = 14,
 	M890_ERROR_SYSTEM = 15,			/* unexpected OS error */
 	M890_ERROR_DEVICE_MISMATCH = 16,	/* objects of different cards */
+	M890_ERROR_CAPACITY = 17,		/* EP: an expert got more rows
+						 * than its capacity */
 	M890_STATUS_COUNT
 };
 typedef enum m890_status m890_status_t;
@@ -377,6 +379,22 @@ m890_status_t m890_memcpy_peer(m890_stream_t stream,
 			       uint64_t bytes);
 
 /**
+ * m890_memcpy_2d() - enqueue a strided copy (COPY_2D, hardware spec §7.3):
+ * @height rows of @width bytes, row r from @src_va + r * @src_pitch to
+ * @dst_va + r * @dst_pitch, in ascending r.  Any alignment.
+ * @width, @height: 0 .. 2^32 - 1 (either 0 is a no-op); width * height at
+ * most 2^40.  @src_pitch, @dst_pitch: >= @width, at most 2^48.
+ * Overlapping source and destination rows give undefined data.
+ * Errors: M890_ERROR_INVALID_ARGUMENT for the limits and for a last row
+ * that wraps the address space; bad VAs are asynchronous
+ * (M890_ERROR_DEVICE_FAULT).
+ */
+m890_status_t m890_memcpy_2d(m890_stream_t stream, uint64_t dst_va,
+			     uint64_t dst_pitch, uint64_t src_va,
+			     uint64_t src_pitch, uint64_t width,
+			     uint64_t height);
+
+/**
  * m890_memset32() - fill @bytes at @dst_va with the 32-bit @pattern
  * (little-endian).  @dst_va 4-byte aligned, @bytes a multiple of 4
  * (M890_ERROR_INVALID_ARGUMENT otherwise); 0 bytes is a no-op.
@@ -634,6 +652,10 @@ typedef struct m890_comm *m890_comm_t;
  * @flags: none defined, 0.
  * @timeout_ns: how long m890_comm_synchronize() waits for the streams
  *              (M890_TIMEOUT_INFINITE: no limit).
+ * @chunk_bytes: largest COPY packet of one block; a block is sent as
+ *               ceil(bytes / @chunk_bytes) packets so that no packet holds
+ *               the card's command engine for long (0 = the default,
+ *               M890_COMM_DEFAULT_CHUNK_BYTES).
  */
 struct m890_comm_config {
 	uint32_t size;
@@ -641,15 +663,16 @@ struct m890_comm_config {
 	uint32_t version;
 	uint32_t flags;
 	uint64_t timeout_ns;
-	uint64_t reserved;
+	uint64_t chunk_bytes;
 };
+#define M890_COMM_DEFAULT_CHUNK_BYTES	(4ull << 20)
 #define M890_COMM_CONFIG_MAGIC		0x4d38434du	/* "M8CM" */
 #define M890_COMM_CONFIG_VERSION	1
 #define M890_COMM_CONFIG_INIT \
 	{ .size = sizeof(struct m890_comm_config), \
 	  .magic = M890_COMM_CONFIG_MAGIC, \
 	  .version = M890_COMM_CONFIG_VERSION, \
-	  .flags = 0, .timeout_ns = 10000000000ull, .reserved = 0 }
+	  .flags = 0, .timeout_ns = 10000000000ull, .chunk_bytes = 0 }
 
 /**
  * m890_comm_create() - a communicator of @n ranks: rank i is @devices[i].
@@ -669,6 +692,69 @@ struct m890_comm_config {
 m890_status_t m890_comm_create(const m890_device_t *devices, int n,
 			       const struct m890_comm_config *config,
 			       m890_comm_t *comm);
+
+/**
+ * m890_comm_create_rank() - this process's rank of a communicator whose
+ * ranks live in different processes of this machine, one card each.
+ * Every rank calls it with its own card and rank number.
+ * @device: this rank's card.
+ * @rank: 0 .. @n - 1, distinct in every process.
+ * @n: 1 .. 64 ranks.
+ * @bootstrap_path: a Unix socket path every rank knows (e.g. under /tmp);
+ *          rank 0 creates it (replacing a stale file) and removes it once
+ *          every rank connected; the others retry until the config's
+ *          timeout.  Only the setup and m890_comm_register() use it: the
+ *          processes exchange the dma-bufs of their semaphore areas
+ *          (SCM_RIGHTS) and each imports its peers' as windows.
+ * @config, @comm: as m890_comm_create().
+ *
+ * Such a communicator runs the per-rank calls (m890_comm_register(),
+ * m890_alltoall_rank()); the calls that take every rank's objects refuse
+ * it (M890_ERROR_INVALID_ARGUMENT).  m890_comm_synchronize() takes a
+ * pointer to this rank's one stream; m890_comm_abort() also releases the
+ * peers waiting for this rank.  Errors: as m890_comm_create(), and
+ * M890_ERROR_TIMEOUT when the ranks did not all meet in time.
+ */
+m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
+				    const char *bootstrap_path,
+				    const struct m890_comm_config *config,
+				    m890_comm_t *comm);
+
+/**
+ * m890_comm_rank() - this process's rank in @rank, or -1 when every rank
+ * of the communicator is in this process.
+ */
+m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
+
+/**
+ * m890_comm_register() - collective over the processes of a
+ * m890_comm_create_rank() communicator: every rank registers one of its
+ * HBM buffers, in the same order everywhere, and imports every peer's as
+ * a window, so that collectives can write into it.  The buffer must stay
+ * allocated until m890_comm_destroy().  Errors:
+ * M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
+ * host buffer, a peer that failed to register), M890_ERROR_TIMEOUT (a
+ * peer did not take part), import errors.
+ */
+m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
+
+/**
+ * m890_alltoall_rank() - this rank's part of an all-to-all on a
+ * m890_comm_create_rank() communicator: sends bytes
+ * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbuf to rank j,
+ * which receives them at offset rank * @bytes_per_peer of its registered
+ * receive buffer.  Every rank must pass the same @bytes_per_peer: the
+ * sizes are checked against every peer's registered buffer (a write past
+ * a peer's buffer is refused), but a rank that passes another size gets
+ * wrong data, not an error.  The protocol and the completion are those
+ * of m890_alltoallv().  Errors: M890_ERROR_INVALID_ARGUMENT (in place,
+ * @recvbuf not registered, sizes past a buffer, a communicator with
+ * every rank local), M890_ERROR_DEVICE_MISMATCH, sticky errors.
+ */
+m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
+				 m890_buffer_t recvbuf,
+				 uint64_t bytes_per_peer,
+				 m890_stream_t stream);
 
 /**
  * m890_comm_destroy() - free a communicator and the windows it imported.
@@ -726,8 +812,10 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * Each rank's stream first tells every peer that it reached the
  * collective (so its earlier work on its receive buffer is done), then
  * copies its blocks directly into the peers' receive buffers in rotated
- * peer order (rank i starts with peer i + 1), signalling each peer after
- * its block, and waits until every peer's block has arrived.  The call
+ * peer order (rank i copies its own block, then peer i + 1's, ...), each
+ * block as COPY packets of at most the communicator's chunk_bytes,
+ * signalling each peer after its block, and waits until every peer's
+ * block has arrived.  The call
  * returns once the work is enqueued; m890_comm_synchronize() or the
  * streams' own synchronization waits for it.  Receive buffers stay
  * imported by the peers (cached) until m890_comm_destroy().
@@ -747,9 +835,55 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const uint64_t *rdispls,
 			     const m890_stream_t *streams);
 
+/** enum m890_p2p_kind - one side of a point-to-point transfer. */
+enum m890_p2p_kind {
+	M890_P2P_SEND = 0,
+	M890_P2P_RECV = 1,
+};
+
+/**
+ * struct m890_p2p - one send or receive of a grouped batch.
+ * @kind: enum m890_p2p_kind.
+ * @rank: the rank doing it; @peer: the other rank (may equal @rank).
+ * @reserved: 0.
+ * @buffer: @rank's buffer: the source of a send (HBM or host), the
+ *          destination of a receive (HBM, peers write it through the
+ *          fabric).
+ * @offset, @bytes: the range in @buffer; 0 bytes is legal.
+ */
+struct m890_p2p {
+	uint32_t kind;
+	int32_t rank;
+	int32_t peer;
+	uint32_t reserved;
+	m890_buffer_t buffer;
+	uint64_t offset;
+	uint64_t bytes;
+};
+
+/**
+ * m890_group_sendrecv() - enqueue a batch of sends and receives as one
+ * collective (NCCL's grouped send/recv).  The k-th send from rank i to
+ * rank j is matched with the k-th receive of rank j from rank i, in the
+ * order of @ops; their sizes must be equal.  Transfers run as all-to-all
+ * blocks do (direct writes into the receiver's buffer, rotated, chunked,
+ * signalled); every rank takes part, with or without operations.
+ * @ops: @count operations in any order.  @streams: n, rank i's stream.
+ * Errors (nothing enqueued): M890_ERROR_INVALID_ARGUMENT for a send or a
+ * receive without its match or with another size (the message names
+ * both ranks), a bad kind or rank, reserved not 0, a range past its
+ * buffer, a host receive buffer, a receive range that overlaps another
+ * receive's or a send's (in place is refused);
+ * M890_ERROR_DEVICE_MISMATCH; the sticky errors.
+ */
+m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
+				  size_t count, const m890_stream_t *streams);
+
 /**
  * m890_comm_synchronize() - wait, up to the communicator's timeout, until
- * the n @streams (as passed to the collectives) have executed their work.
+ * the n @streams (as passed to the collectives; for a communicator of
+ * m890_comm_create_rank(), a pointer to this rank's one stream) have
+ * executed their work.
  * On failure the error is made sticky and the message names the rank and
  * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
  * deadline passed (the work keeps running; m890_comm_abort() releases
@@ -757,6 +891,198 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
  */
 m890_status_t m890_comm_synchronize(m890_comm_t comm,
 				    const m890_stream_t *streams);
+
+
+/* ------------------------------------------------------------------ */
+/* Expert parallelism: MoE dispatch and combine                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An EP object runs the token dispatch and combine of a mixture-of-experts
+ * layer over a communicator of n ranks (one card each).  Expert e lives on
+ * rank e / L, as local expert e % L, with L = num_experts / n.
+ *
+ * Shapes and units, per rank (T = max_tokens_per_rank, H = hidden,
+ * C = expert capacity, k = top_k):
+ *   x           HBM, T rows of H bf16 (row t at t * 2H bytes): the tokens.
+ *   topk_idx    host, num_tokens * k int32: expert ids, -1 = none; the ids
+ *               of one token must differ.
+ *   topk_w      host, num_tokens * k float: the combine weights.
+ *   recv        HBM, L * C rows of row_bytes: expert-major receive buffer;
+ *               local expert l owns rows [l * C, l * C + counts[l]).  A row
+ *               holds H payload elements (bf16, or MX elements: MXFP8 one
+ *               byte each, MXFP4 two per byte with the even element in bits
+ *               3:0) followed, for MX payloads, by H / 32 E8M0 scale bytes.
+ *               Rows of an expert are ordered by source rank, then token,
+ *               then top-k slot.  Rows past the count are not written.
+ *   counts      HBM, L uint32: rows received per local expert.
+ *   expert_out  HBM, L * C rows of H bf16, the same row order as recv: the
+ *               experts' outputs, written by the caller between dispatch
+ *               and combine.
+ *   out         HBM, T rows of H bf16: the combine result, for each token
+ *               t < num_tokens: the binary32 sum, in ascending top-k slot,
+ *               of weight * expert_out row (rounded once to bf16), exactly
+ *               as m890_reduce_host(); a token with no expert gets zeros.
+ *
+ * Where the work runs: the card quantizes (MX_QUANT), packs rows
+ * (COPY_2D), gathers the rows for each destination (GATHER), writes them
+ * straight into the peers' receive buffers through the fabric (SCATTER),
+ * fetches expert outputs from the peers (GATHER from their windows) and
+ * sums them (REDUCE); the host only enqueues.  The routing layout - the
+ * per-expert counts and each row's slot - is computed on the host from
+ * the topk_idx arrays the caller passes (the card has no counting packet);
+ * the index lists and counts are put in host memory the cards read by DMA,
+ * and each card copies its counts into @counts.  Capacity is therefore
+ * checked before anything is enqueued.
+ *
+ * Determinism: the slots depend only on the routing, the transfers of
+ * different sources never overlap, and REDUCE sums in a fixed order, so
+ * repeated runs give bit-identical recv, counts and out.
+ */
+typedef struct m890_ep *m890_ep_t;
+/** Opaque routing layout of one dispatch, consumed by the combine. */
+typedef struct m890_ep_layout *m890_ep_layout_t;
+
+/**
+ * struct m890_ep_config - shape of an EP object.  Start from
+ * M890_EP_CONFIG_INIT, then set the fields.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @max_tokens_per_rank: T, 1 .. 65536.
+ * @hidden: H, elements per token, a multiple of 32, 32 .. 65536.
+ * @num_experts: a multiple of the ranks, up to 65536.
+ * @top_k: 1 .. 64.
+ * @dispatch_type: M890_TYPE_BF16, M890_TYPE_MXFP8 or M890_TYPE_MXFP4: the
+ *                 payload of recv (the combine is always bf16).
+ * @expert_capacity: C, rows per local expert; 0 = n * T, which no routing
+ *                   can overflow.
+ */
+struct m890_ep_config {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t max_tokens_per_rank;
+	uint32_t hidden;
+	uint32_t num_experts;
+	uint32_t top_k;
+	uint32_t dispatch_type;
+	uint32_t expert_capacity;
+	uint64_t reserved;
+};
+#define M890_EP_CONFIG_MAGIC	0x4d384550u	/* "M8EP" */
+#define M890_EP_CONFIG_VERSION	1
+#define M890_EP_CONFIG_INIT \
+	{ .size = sizeof(struct m890_ep_config), \
+	  .magic = M890_EP_CONFIG_MAGIC, .version = M890_EP_CONFIG_VERSION, \
+	  .flags = 0, .max_tokens_per_rank = 0, .hidden = 0, \
+	  .num_experts = 0, .top_k = 0, .dispatch_type = M890_TYPE_BF16, \
+	  .expert_capacity = 0, .reserved = 0 }
+
+/**
+ * struct m890_ep_info - sizes derived from the configuration, in bytes
+ * unless stated.  Buffers passed to dispatch and combine must be at least
+ * this large.
+ * @num_ranks: n.  @num_local_experts: L.  @expert_capacity: C (rows).
+ * @row_bytes: one recv row.  @elem_bytes: its payload part (the scales,
+ *             row_bytes - elem_bytes bytes, follow).
+ * @x_bytes, @out_bytes: T * H * 2.  @recv_bytes: L * C * row_bytes.
+ * @expert_out_bytes: L * C * H * 2.  @counts_bytes: L * 4.
+ * @scratch_bytes: HBM the EP object itself holds on each card.
+ */
+struct m890_ep_info {
+	uint32_t num_ranks;
+	uint32_t num_local_experts;
+	uint32_t expert_capacity;
+	uint32_t row_bytes;
+	uint32_t elem_bytes;
+	uint32_t reserved;
+	uint64_t x_bytes;
+	uint64_t out_bytes;
+	uint64_t recv_bytes;
+	uint64_t expert_out_bytes;
+	uint64_t counts_bytes;
+	uint64_t scratch_bytes;
+};
+
+/**
+ * m890_ep_create() - an EP object over @comm with the shape @config.
+ * Allocates per card the HBM scratch (packed rows, send rows, fetched
+ * expert outputs) and a host area for the routing layout.  The
+ * communicator must outlive the object.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
+ * multiple of the ranks), M890_ERROR_OUT_OF_DEVICE_MEMORY, the
+ * communicator's sticky error.
+ */
+m890_status_t m890_ep_create(m890_comm_t comm,
+			     const struct m890_ep_config *config,
+			     m890_ep_t *ep);
+
+/** m890_ep_destroy() - free @ep; its enqueued work must have completed. */
+m890_status_t m890_ep_destroy(m890_ep_t ep);
+
+/** m890_ep_get_info() - the derived sizes of @ep. */
+m890_status_t m890_ep_get_info(m890_ep_t ep, struct m890_ep_info *info);
+
+/**
+ * m890_ep_layout_create() - a layout handle for @ep (host memory for the
+ * index lists of one dispatch and its combine).  A layout can be reused:
+ * dispatch first waits for the work that last used it.
+ */
+m890_status_t m890_ep_layout_create(m890_ep_t ep, m890_ep_layout_t *layout);
+
+/** m890_ep_layout_destroy() - free a layout; its work must have completed. */
+m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
+
+/**
+ * m890_ep_layout_counts() - host copy of the per-expert counts of the
+ * layout's last dispatch: @counts receives num_experts uint32, expert e
+ * at index e (global numbering).  M890_ERROR_INVALID_ARGUMENT before the
+ * first dispatch.
+ */
+m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
+				    uint32_t *counts);
+
+/**
+ * m890_ep_dispatch() - enqueue the dispatch of every rank's tokens.
+ * Arrays have one entry per rank (rank i's objects are on card i).
+ * @layout: filled with this dispatch's routing; pass it to the combine.
+ * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank.
+ * @topk_idx, @topk_w: host arrays of num_tokens[i] * k.
+ * @recv, @counts: the outputs (see above).
+ * @streams: rank i's stream.
+ *
+ * The call returns once the work is enqueued; m890_comm_synchronize() (or
+ * the streams) waits for it.  @x must not change and @recv must not be
+ * read until then.  Errors (nothing enqueued): M890_ERROR_CAPACITY when an
+ * expert would receive more than C rows (the message names the expert,
+ * its count and C); M890_ERROR_INVALID_ARGUMENT for NULL arrays, token
+ * counts above T, expert ids out of range or repeated within a token,
+ * buffers smaller than the sizes of m890_ep_get_info(), host buffers;
+ * M890_ERROR_DEVICE_MISMATCH; the communicator's and streams' sticky
+ * errors.
+ */
+m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
+			       const m890_buffer_t *x,
+			       const uint32_t *num_tokens,
+			       const int32_t *const *topk_idx,
+			       const float *const *topk_w,
+			       const m890_buffer_t *recv,
+			       const m890_buffer_t *counts,
+			       const m890_stream_t *streams);
+
+/**
+ * m890_ep_combine() - enqueue the combine of @layout's dispatch: each
+ * token's owner fetches the expert outputs of its token from
+ * @expert_out (on the experts' ranks) and writes the weighted sum to
+ * @out.  @expert_out must not change until the work has completed.
+ * Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT when @layout
+ * holds no dispatch of @ep.
+ */
+m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
+			      const m890_buffer_t *expert_out,
+			      const m890_buffer_t *out,
+			      const m890_stream_t *streams);
 
 #ifdef __cplusplus
 }

@@ -240,12 +240,8 @@ M890_EXPORT m890_status_t m890_buffer_import_peer(m890_device_t dev,
 						  m890_buffer_t peer,
 						  m890_window_t *window)
 {
-	struct drm_m890_bo_info info;
-	struct m890_import *imp;
-	struct m890_window *win;
-	uint32_t handle;
 	m890_status_t st;
-	int dmabuf, err;
+	int dmabuf;
 
 	st = m890_check(dev, M890_OBJ_DEVICE, "device");
 	if (st)
@@ -266,22 +262,56 @@ M890_EXPORT m890_status_t m890_buffer_import_peer(m890_device_t dev,
 	if (!(dev->info.capabilities & DRM_M890_CAP_PEER_IMPORT))
 		return m890_fail(M890_ERROR_NOT_SUPPORTED,
 				 "%s does not support peer windows", dev->node);
-
 	if (drmPrimeHandleToFD(peer->dev->fd, peer->handle,
 			       DRM_CLOEXEC | DRM_RDWR, &dmabuf))
 		return m890_fail_errno(errno, "%s: export of buffer as dma-buf",
 				       peer->dev->node);
-	err = drmPrimeFDToHandle(dev->fd, dmabuf, &handle) ? errno : 0;
+	st = m890_window_from_dmabuf(dev, dmabuf, peer->bytes, peer->dev->node,
+				     window);
 	close(dmabuf);
+	return st;
+}
+
+m890_status_t m890_buffer_export_dmabuf(struct m890_buffer *buf, int *fd)
+{
+	if (buf->flags != M890_MEM_HBM)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "only HBM buffers can be shared with peers");
+	if (drmPrimeHandleToFD(buf->dev->fd, buf->handle,
+			       DRM_CLOEXEC | DRM_RDWR, fd))
+		return m890_fail_errno(errno, "%s: export of buffer as dma-buf",
+				       buf->dev->node);
+	return M890_SUCCESS;
+}
+
+/*
+ * A window on @dev for the HBM buffer behind @dmabuf (exported by another
+ * card, possibly in another process), @bytes long as its owner sees it.
+ * @dmabuf stays the caller's.
+ */
+m890_status_t m890_window_from_dmabuf(struct m890_device *dev, int dmabuf,
+				      uint64_t bytes, const char *peer_name,
+				      struct m890_window **window)
+{
+	struct drm_m890_bo_info info;
+	struct m890_import *imp;
+	struct m890_window *win;
+	uint32_t handle;
+	m890_status_t st;
+	int err;
+
+	if (!(dev->info.capabilities & DRM_M890_CAP_PEER_IMPORT))
+		return m890_fail(M890_ERROR_NOT_SUPPORTED,
+				 "%s does not support peer windows", dev->node);
+	err = drmPrimeFDToHandle(dev->fd, dmabuf, &handle) ? errno : 0;
 	if (err) {
 		if (err == EINVAL || err == EOPNOTSUPP || err == EHOSTUNREACH ||
 		    err == ENOLINK || err == EXDEV)
 			return m890_fail(M890_ERROR_NOT_SUPPORTED,
 					 "%s cannot import a window on %s's HBM (not reachable through the fabric?): %s",
-					 dev->node, peer->dev->node,
-					 strerror(err));
+					 dev->node, peer_name, strerror(err));
 		return m890_fail_errno(err, "%s: import of %s's buffer",
-				       dev->node, peer->dev->node);
+				       dev->node, peer_name);
 	}
 	imp = import_get(dev, handle);
 	if (!imp) {
@@ -313,7 +343,7 @@ M890_EXPORT m890_status_t m890_buffer_import_peer(m890_device_t dev,
 	win->dev = dev;
 	win->import = imp;
 	win->va = info.va;
-	win->bytes = info.size < peer->bytes ? info.size : peer->bytes;
+	win->bytes = info.size < bytes ? info.size : bytes;
 	win->peer_fabric_id = info.peer_fabric_id;
 	st = m890_obj_register(win);
 	if (st) {

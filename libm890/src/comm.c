@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * Communicators over several cards of one process, and all-to-all.
+ * Communicators and the exchange their collectives share: all-to-all(v),
+ * grouped send/recv, the EP collectives of ep.c, and the per-rank calls of
+ * a communicator whose ranks are in different processes.
  *
  * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
  * every peer: slot j ("ready") is set by rank j when its stream reaches a
- * collective, slot n + j ("data") when rank j's block has been written
- * into this rank's receive buffer.  Each rank also has a mapped host
- * area of 2n slots that its own stream sets once it saw peer j ready
- * (slot j) and peer j's data (slot n + j), so the CPU can tell which peer
- * a stuck rank is waiting for.  Collective
- * number e (the epoch, counting from 1) sets slots to e and waits for
- * >= e, so nothing needs resetting between collectives.
+ * collective, slot n + j ("data") when rank j's transfer with this rank
+ * is done.  Each rank also has a mapped host area of 2n slots that its
+ * own stream sets once it saw peer j ready (slot j) and peer j's data
+ * (slot n + j), so the CPU can tell which peer a stuck rank is waiting
+ * for.  Collective number e (the epoch, counting from 1) sets slots to e
+ * and waits for >= e, so nothing needs resetting between collectives.
+ * With one rank per process (m890_comm_create_rank), the semaphore areas
+ * and registered buffers reach the peers as dma-bufs through
+ * bootstrap.c, and each process enqueues only its own rank's part.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -38,17 +43,46 @@ struct comm_rank {
 	struct comm_win **wins;		/* [n], cached windows on rank j */
 };
 
+/* A buffer registered by every rank of a multi-process communicator. */
+struct comm_reg {
+	struct comm_reg *next;
+	struct m890_buffer *buf;	/* this rank's */
+	uint64_t *peer_bytes;		/* [n] */
+	struct m890_window **win;	/* [n] on the peers' buffers */
+};
+
 struct m890_comm {
 	struct m890_obj obj;
 	int n;
+	int me;			/* the one local rank, -1 if all are local */
+	struct m890_boot *boot;	/* multi-process only */
+	struct comm_reg *regs;
 	uint64_t timeout_ns;
+	uint64_t chunk_bytes;	/* largest COPY of a block */
 	uint64_t epoch;
+	const char *what;	/* collective of the current epoch */
 	m890_status_t error;
 	char msg[256];
 	struct comm_rank *r;
 };
 
-static m890_status_t comm_check(struct m890_comm *c)
+/* Rank @i runs in this process. */
+static bool comm_local(const struct m890_comm *c, int i)
+{
+	return c->me < 0 || i == c->me;
+}
+
+/* Calls that take every rank's objects need every rank in this process. */
+m890_status_t m890_comm_need_all_local(struct m890_comm *c, const char *what)
+{
+	if (c->me < 0)
+		return M890_SUCCESS;
+	return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+			 "%s: this communicator has one rank (%d) in this process; use the per-rank calls (m890_alltoall_rank)",
+			 what, c->me);
+}
+
+m890_status_t m890_comm_usable(struct m890_comm *c)
 {
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
 
@@ -59,8 +93,8 @@ static m890_status_t comm_check(struct m890_comm *c)
 	return M890_SUCCESS;
 }
 
-static m890_status_t comm_set_error(struct m890_comm *c, m890_status_t st,
-				    const char *msg)
+m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
+				  const char *msg)
 {
 	if (!c->error) {
 		c->error = st;
@@ -71,6 +105,18 @@ static m890_status_t comm_set_error(struct m890_comm *c, m890_status_t st,
 
 static void comm_free(struct m890_comm *c)
 {
+	while (c->regs) {
+		struct comm_reg *g = c->regs;
+
+		c->regs = g->next;
+		for (int j = 0; g->win && j < c->n; j++)
+			if (g->win[j])
+				m890_window_free(g->win[j]);
+		free(g->win);
+		free(g->peer_bytes);
+		free(g);
+	}
+	m890_boot_close(c->boot);
 	for (int i = 0; i < c->n; i++) {
 		struct comm_rank *r = &c->r[i];
 
@@ -103,8 +149,11 @@ static m890_status_t comm_zero(struct m890_comm *c)
 	for (int i = 0; i < c->n; i++) {
 		struct comm_rank *r = &c->r[i];
 		m890_stream_t s;
-		m890_status_t st = m890_stream_create(r->dev, &s), st2;
+		m890_status_t st, st2;
 
+		if (!r->dev)
+			continue;
+		st = m890_stream_create(r->dev, &s);
 		if (st)
 			return st;
 		st = m890_memset32(s, r->sem->va, 0, (uint64_t)c->n * 16);
@@ -120,28 +169,77 @@ static m890_status_t comm_zero(struct m890_comm *c)
 	return M890_SUCCESS;
 }
 
+/*
+ * A communicator object of @n ranks (@me: the one local rank, -1 for all)
+ * from a checked @config; NULL config means the defaults.
+ */
+static m890_status_t comm_alloc(int n, int me,
+				const struct m890_comm_config *config,
+				const char *what, struct m890_comm **out)
+{
+	struct m890_comm_config def = M890_COMM_CONFIG_INIT;
+	struct m890_comm *c;
+
+	if (!config)
+		config = &def;
+	if (config->size < sizeof(*config) ||
+	    config->magic != M890_COMM_CONFIG_MAGIC ||
+	    config->version != M890_COMM_CONFIG_VERSION || config->flags)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "%s: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags",
+				 what);
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
+		free(c);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "%s: out of memory", what);
+	}
+	c->obj.type = M890_OBJ_COMM;
+	c->n = n;
+	c->me = me;
+	c->timeout_ns = config->timeout_ns;
+	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
+			 M890_COMM_DEFAULT_CHUNK_BYTES;
+	*out = c;
+	return M890_SUCCESS;
+}
+
+/* Rank @i's own areas on @dev: window tables, semaphores, progress. */
+static m890_status_t comm_rank_init(struct m890_comm *c, int i,
+				    struct m890_device *dev)
+{
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st;
+	void *p;
+
+	r->dev = dev;
+	r->sem_win = calloc(c->n, sizeof(*r->sem_win));
+	r->wins = calloc(c->n, sizeof(*r->wins));
+	if (!r->sem_win || !r->wins)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+	st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HBM, &r->sem);
+	if (!st)
+		st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HOST,
+				       &r->progress);
+	if (!st)
+		st = m890_buffer_map(r->progress, &p);
+	if (!st)
+		r->prog = p;
+	return st;
+}
+
 M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 					   int n,
 					   const struct m890_comm_config *config,
 					   m890_comm_t *comm)
 {
-	struct m890_comm_config def = M890_COMM_CONFIG_INIT;
 	struct m890_comm *c;
 	m890_status_t st;
-	void *p;
 
 	if (!devices || !comm || n < 1 || n > COMM_MAX_RANKS)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "comm_create: need 1..%d devices and an output",
 				 COMM_MAX_RANKS);
-	if (!config)
-		config = &def;
-	if (config->size < sizeof(*config) ||
-	    config->magic != M890_COMM_CONFIG_MAGIC ||
-	    config->version != M890_COMM_CONFIG_VERSION || config->flags ||
-	    config->reserved)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_create: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags");
 	for (int i = 0; i < n; i++) {
 		st = m890_check(devices[i], M890_OBJ_DEVICE, "device");
 		if (st)
@@ -152,36 +250,13 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 						 "comm_create: ranks %d and %d are the same device %s",
 						 j, i, devices[i]->node);
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
-		free(c);
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "comm_create: out of memory");
-	}
-	c->obj.type = M890_OBJ_COMM;
-	c->n = n;
-	c->timeout_ns = config->timeout_ns;
+	st = comm_alloc(n, -1, config, "comm_create", &c);
+	if (st)
+		return st;
 	for (int i = 0; i < n; i++) {
-		struct comm_rank *r = &c->r[i];
-
-		r->dev = devices[i];
-		r->sem_win = calloc(n, sizeof(*r->sem_win));
-		r->wins = calloc(n, sizeof(*r->wins));
-		if (!r->sem_win || !r->wins) {
-			st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				       "comm_create: out of memory");
-			goto fail;
-		}
-		st = m890_buffer_alloc(r->dev, (uint64_t)n * 16, M890_MEM_HBM,
-				       &r->sem);
-		if (!st)
-			st = m890_buffer_alloc(r->dev, (uint64_t)n * 16,
-					       M890_MEM_HOST, &r->progress);
-		if (!st)
-			st = m890_buffer_map(r->progress, &p);
+		st = comm_rank_init(c, i, devices[i]);
 		if (st)
 			goto fail;
-		r->prog = p;
 	}
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
@@ -223,6 +298,253 @@ M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
 	return M890_SUCCESS;
 }
 
+/* ---- one rank per process ---- */
+
+static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
+			       int rank, const char *what);
+static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
+			       uint64_t dst, uint64_t src, uint64_t bytes);
+
+M890_EXPORT m890_status_t
+m890_comm_create_rank(m890_device_t dev, int rank, int n,
+		      const char *bootstrap_path,
+		      const struct m890_comm_config *config, m890_comm_t *comm)
+{
+	uint64_t vals[COMM_MAX_RANKS];
+	int fds[COMM_MAX_RANKS], fd = -1;
+	struct m890_comm *c;
+	struct comm_rank *r;
+	m890_status_t st;
+
+	st = m890_check(dev, M890_OBJ_DEVICE, "device");
+	if (st)
+		return st;
+	if (!comm || n < 1 || n > COMM_MAX_RANKS || rank < 0 || rank >= n)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create_rank: rank %d of %d ranks (1..%d) or NULL output",
+				 rank, n, COMM_MAX_RANKS);
+	st = comm_alloc(n, rank, config, "comm_create_rank", &c);
+	if (st)
+		return st;
+	r = &c->r[rank];
+	st = comm_rank_init(c, rank, dev);
+	if (st)
+		goto fail;
+	/* Zeroed before any peer can see it: peers signal only after the
+	 * exchange below. */
+	st = comm_zero(c);
+	if (!st)
+		st = m890_boot_open(bootstrap_path, rank, n, c->timeout_ns,
+				    &c->boot);
+	if (!st)
+		st = m890_buffer_export_dmabuf(r->sem, &fd);
+	if (!st)
+		st = m890_boot_allgather(c->boot, r->sem->bytes, fd, vals, fds);
+	if (fd >= 0)
+		close(fd);
+	if (st)
+		goto fail;
+	for (int j = 0; j < n; j++) {
+		char name[32];
+
+		if (j == rank)
+			continue;
+		snprintf(name, sizeof(name), "rank %d", j);
+		if (!st)
+			st = m890_window_from_dmabuf(dev, fds[j], vals[j], name,
+						     &r->sem_win[j]);
+		close(fds[j]);
+	}
+	if (!st)
+		st = m890_obj_register(c);
+	if (st)
+		goto fail;
+	*comm = c;
+	return M890_SUCCESS;
+fail:
+	{
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+		comm_free(c);
+		return m890_fail(st, "comm_create_rank: %s", msg);
+	}
+}
+
+M890_EXPORT m890_status_t m890_comm_rank(m890_comm_t c, int *rank)
+{
+	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+
+	if (st)
+		return st;
+	if (!rank)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_rank: NULL output");
+	*rank = c->me;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
+					     m890_buffer_t buf)
+{
+	m890_status_t st = m890_comm_usable(c);
+	uint64_t vals[COMM_MAX_RANKS];
+	int fds[COMM_MAX_RANKS], fd = -1;
+	struct comm_reg *g;
+
+	if (st)
+		return st;
+	if (c->me < 0)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_register: every rank is in this process; buffers need no registration");
+	st = buf_check(c, buf, c->me, "buffer");
+	if (st)
+		return st;
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->win = calloc(c->n, sizeof(*g->win))) ||
+	    !(g->peer_bytes = calloc(c->n, sizeof(*g->peer_bytes)))) {
+		if (g)
+			free(g->win);
+		free(g);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "comm_register: out of memory");
+	}
+	g->buf = buf;
+	st = m890_buffer_export_dmabuf(buf, &fd);
+	/* Take part in the exchange even after a local failure (with no
+	 * descriptor), so that the peers are not left waiting. */
+	{
+		m890_status_t gst = m890_boot_allgather(c->boot,
+							 st ? UINT64_MAX : buf->bytes,
+							 fd, vals, fds);
+
+		if (gst)
+			st = gst;
+	}
+	if (fd >= 0)
+		close(fd);
+	for (int j = 0; j < c->n; j++) {
+		char name[32];
+
+		if (j == c->me) {
+			g->peer_bytes[j] = buf->bytes;
+			continue;
+		}
+		if (!st && (vals[j] == UINT64_MAX || fds[j] < 0))
+			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				       "comm_register: rank %d could not register its buffer",
+				       j);
+		snprintf(name, sizeof(name), "rank %d", j);
+		if (!st)
+			st = m890_window_from_dmabuf(c->r[c->me].dev, fds[j],
+						     vals[j], name, &g->win[j]);
+		g->peer_bytes[j] = vals[j];
+		if (fds[j] >= 0)
+			close(fds[j]);
+	}
+	if (st) {
+		for (int j = 0; j < c->n; j++)
+			if (g->win[j])
+				m890_window_free(g->win[j]);
+		free(g->win);
+		free(g->peer_bytes);
+		free(g);
+		return st;
+	}
+	/* Registrations are collective: the same order on every rank. */
+	{
+		struct comm_reg **pp = &c->regs;
+
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = g;
+	}
+	return M890_SUCCESS;
+}
+
+struct a2a_rank_ctx {
+	struct m890_comm *c;
+	struct comm_reg *reg;
+	struct m890_buffer *sb;
+	uint64_t bytes;
+};
+
+static m890_status_t a2a_rank_xfer(void *ctx, int i, int j,
+				   struct m890_stream *s)
+{
+	struct a2a_rank_ctx *a = ctx;
+	uint64_t dst = (j == i ? a->reg->buf->va : a->reg->win[j]->va) +
+		       (uint64_t)i * a->bytes;
+	uint64_t src = a->sb->va + (uint64_t)j * a->bytes;
+
+	return comm_copy(a->c, s, dst, src, a->bytes);
+}
+
+M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
+					     m890_buffer_t sendbuf,
+					     m890_buffer_t recvbuf,
+					     uint64_t bytes_per_peer,
+					     m890_stream_t stream)
+{
+	m890_status_t st = m890_comm_usable(c);
+	struct m890_stream *streams[COMM_MAX_RANKS] = { 0 };
+	struct a2a_rank_ctx a;
+	uint64_t total;
+	int n;
+
+	if (st)
+		return st;
+	if (c->me < 0)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_rank: every rank is in this process; use m890_alltoall");
+	n = c->n;
+	st = m890_check(stream, M890_OBJ_STREAM, "stream");
+	if (!st)
+		st = buf_check(c, sendbuf, c->me, "send buffer");
+	if (!st)
+		st = buf_check(c, recvbuf, c->me, "receive buffer");
+	if (st)
+		return st;
+	if (stream->dev != c->r[c->me].dev)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "alltoall_rank: the stream is on %s, rank %d on %s",
+				 stream->dev->node, c->me, c->r[c->me].dev->node);
+	if (stream->async_error)
+		return m890_fail(stream->async_error, "alltoall_rank: %s",
+				 stream->async_msg);
+	if (sendbuf == recvbuf)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_rank: rank %d sends from its receive buffer; in-place all-to-all is not supported",
+				 c->me);
+	for (a.reg = c->regs; a.reg && a.reg->buf != recvbuf; a.reg = a.reg->next)
+		;
+	if (!a.reg)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_rank: rank %d's receive buffer was not registered with m890_comm_register()",
+				 c->me);
+	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_rank: %llu bytes per peer overflow",
+				 (unsigned long long)bytes_per_peer);
+	total = bytes_per_peer * (uint64_t)n;
+	if (total > sendbuf->bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_rank: %llu bytes to send are past rank %d's %llu-byte send buffer",
+				 (unsigned long long)total, c->me,
+				 (unsigned long long)sendbuf->bytes);
+	for (int j = 0; j < n; j++)
+		if (total > a.reg->peer_bytes[j])
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "alltoall_rank: %llu bytes are past rank %d's %llu-byte receive buffer",
+					 (unsigned long long)total, j,
+					 (unsigned long long)a.reg->peer_bytes[j]);
+	a.sb = sendbuf;
+	a.bytes = bytes_per_peer;
+	a.c = c;
+	streams[c->me] = stream;
+	return m890_comm_exchange(c, streams, "all-to-all", a2a_rank_xfer, &a);
+}
+
 M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
 {
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
@@ -258,18 +580,33 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 
 	if (st)
 		return st;
-	comm_set_error(c, M890_ERROR_CANCELED,
+	m890_comm_set_error(c, M890_ERROR_CANCELED,
 		       "communicator aborted; data of its collectives is undefined");
 	ret = M890_SUCCESS;
-	/* Every wait is "slot >= epoch": the largest value releases all. */
+	/*
+	 * Every wait is "slot >= epoch": the largest value releases all.
+	 * A rank in another process is released through this rank's slots
+	 * in its semaphore area.
+	 */
 	for (int i = 0; i < c->n; i++) {
 		m890_stream_t s;
 
+		if (!comm_local(c, i))
+			continue;
 		st = m890_stream_create(c->r[i].dev, &s);
 		if (!st) {
 			for (int k = 0; k < 2 * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
+			for (int j = 0; j < c->n && !st && c->me >= 0; j++)
+				if (j != i) {
+					st = m890_signal(s, c->r[i].sem_win[j]->va + 8ull * i,
+							 UINT64_MAX, M890_SEM_SET);
+					if (!st)
+						st = m890_signal(s, c->r[i].sem_win[j]->va +
+								 8ull * (c->n + i),
+								 UINT64_MAX, M890_SEM_SET);
+				}
 			if (!st)
 				st = m890_stream_synchronize(s);
 			m890_stream_destroy(s);
@@ -281,7 +618,7 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 		     M890_SUCCESS;
 }
 
-/* Cached window on rank @peer's receive buffer @buf, imported by @r. */
+/* Cached window on rank @peer's buffer @buf, imported by @r. */
 static m890_status_t comm_window(struct comm_rank *r, int peer,
 				 struct m890_buffer *buf, uint64_t *va)
 {
@@ -312,6 +649,26 @@ static m890_status_t comm_window(struct comm_rank *r, int peer,
 	return M890_SUCCESS;
 }
 
+m890_status_t m890_comm_peer_va(struct m890_comm *c, int i, int j,
+				struct m890_buffer *buf, uint64_t *va)
+{
+	if (i == j) {
+		*va = buf->va;
+		return M890_SUCCESS;
+	}
+	return comm_window(&c->r[i], j, buf, va);
+}
+
+int m890_comm_ranks(struct m890_comm *c)
+{
+	return c->n;
+}
+
+struct m890_device *m890_comm_rank_device(struct m890_comm *c, int i)
+{
+	return c->r[i].dev;
+}
+
 static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
 			       int rank, const char *what)
 {
@@ -336,6 +693,9 @@ static m890_status_t alltoallv_check(struct m890_comm *c,
 	int n = c->n;
 	m890_status_t st;
 
+	st = m890_comm_need_all_local(c, "alltoallv");
+	if (st)
+		return st;
 	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "alltoallv: NULL array");
@@ -392,54 +752,46 @@ static m890_status_t alltoallv_check(struct m890_comm *c,
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
-					 const m890_buffer_t *sb,
-					 const uint64_t *sc, const uint64_t *sd,
-					 const m890_buffer_t *rb,
-					 const uint64_t *rc, const uint64_t *rd,
-					 const m890_stream_t *streams)
+/*
+ * The exchange every collective of the communicator runs: rank i's stream
+ * signals every peer that it reached the collective, then for each peer j
+ * in rotated order (j = i, i + 1, ...) waits until j reached it, lets
+ * @fn enqueue the transfer between i and j, and signals j that it is done;
+ * finally it waits until every peer has signalled it.  Window imports
+ * must be done before (a failure then enqueues nothing).
+ */
+m890_status_t m890_comm_exchange(struct m890_comm *c,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 void *ctx)
 {
-	m890_status_t st = comm_check(c);
-	uint64_t e, va;
-	int n;
+	m890_status_t st = M890_SUCCESS;
+	uint64_t e;
+	int n = c->n;
 
-	if (st)
-		return st;
-	n = c->n;
-	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
-	if (st)
-		return st;
-	/* Import every window first: a failure then enqueues nothing. */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			if (j != i && sc[i * n + j]) {
-				st = comm_window(&c->r[i], j, rb[j], &va);
-				if (st)
-					return st;
-			}
 	e = ++c->epoch;
+	c->what = what;
 	/* Phase 1: tell every peer this rank reached the collective. */
 	for (int i = 0; i < n; i++)
-		for (int k = 1; k < n && !st; k++) {
+		for (int k = 1; k < n && !st && comm_local(c, i); k++) {
 			int j = (i + k) % n;
 
 			st = m890_signal(streams[i],
 					 c->r[i].sem_win[j]->va + 8ull * i, e,
 					 M890_SEM_SET);
 		}
-	/* Phase 2: blocks into the peers' buffers, rotated, then signal. */
+	/* Phase 2: the transfers, rotated, each followed by a signal. */
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 
+		if (!comm_local(c, i))
+			continue;
+
 		for (int k = 0; k < n && !st; k++) {
 			int j = (i + k) % n;
-			uint64_t bytes = sc[i * n + j];
-			uint64_t src = sb[i]->va + sd[i * n + j];
 
 			if (j == i) {
-				st = m890_memcpy(streams[i],
-						 rb[i]->va + rd[i * n + i], src,
-						 bytes);
+				st = fn(ctx, i, i, streams[i]);
 				continue;
 			}
 			st = m890_wait(streams[i], r->sem->va + 8ull * j, e,
@@ -448,21 +800,20 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 				st = m890_signal(streams[i],
 						 r->progress->va + 8ull * j, e,
 						 M890_SEM_SET);
-			if (!st && bytes) {
-				comm_window(r, j, rb[j], &va);
-				st = m890_memcpy(streams[i],
-						 va + rd[j * n + i], src,
-						 bytes);
-			}
+			if (!st)
+				st = fn(ctx, i, j, streams[i]);
 			if (!st)
 				st = m890_signal(streams[i],
 						 r->sem_win[j]->va + 8ull * (n + i),
 						 e, M890_SEM_SET);
 		}
 	}
-	/* Phase 3: wait for every peer's block; record it for the CPU. */
+	/* Phase 3: wait for every peer's transfer; record it for the CPU. */
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
+
+		if (!comm_local(c, i))
+			continue;
 
 		for (int k = 1; k < n && !st; k++) {
 			int j = (i + n - k) % n;
@@ -480,12 +831,93 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 	if (st) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg),
-			 "all-to-all #%llu only partly enqueued: %s",
-			 (unsigned long long)e, m890_get_last_error());
-		return comm_set_error(c, st, msg);
+		snprintf(msg, sizeof(msg), "%s #%llu only partly enqueued: %s",
+			 what, (unsigned long long)e, m890_get_last_error());
+		return m890_comm_set_error(c, st, msg);
 	}
 	return M890_SUCCESS;
+}
+
+/* @bytes from @src to @dst in COPY packets of at most the chunk size. */
+static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
+			       uint64_t dst, uint64_t src, uint64_t bytes)
+{
+	m890_status_t st = M890_SUCCESS;
+
+	for (uint64_t off = 0; off < bytes && !st; off += c->chunk_bytes) {
+		uint64_t left = bytes - off;
+
+		st = m890_memcpy(s, dst + off, src + off,
+				 left < c->chunk_bytes ? left : c->chunk_bytes);
+	}
+	return st;
+}
+
+struct a2a_ctx {
+	struct m890_comm *c;
+	struct m890_buffer *const *sb, *const *rb;
+	const uint64_t *sc, *sd, *rd;
+};
+
+/*
+ * Rank i's block for rank j, in COPY packets of at most the
+ * communicator's chunk size, so no single packet holds the card's engine
+ * for long and the switch sees bounded transfers.
+ */
+static m890_status_t a2a_xfer(void *ctx, int i, int j, struct m890_stream *s)
+{
+	struct a2a_ctx *a = ctx;
+	struct m890_comm *c = a->c;
+	int n = c->n;
+	uint64_t bytes = a->sc[i * n + j], src = a->sb[i]->va + a->sd[i * n + j];
+	uint64_t dst;
+	m890_status_t st;
+
+	if (!bytes)
+		return M890_SUCCESS;
+	if (j == i) {
+		dst = a->rb[i]->va;
+	} else {
+		st = comm_window(&c->r[i], j, a->rb[j], &dst);
+		if (st)
+			return st;
+	}
+	return comm_copy(c, s, dst + a->rd[j * n + i], src, bytes);
+}
+
+M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
+					 const m890_buffer_t *sb,
+					 const uint64_t *sc, const uint64_t *sd,
+					 const m890_buffer_t *rb,
+					 const uint64_t *rc, const uint64_t *rd,
+					 const m890_stream_t *streams)
+{
+	m890_status_t st = m890_comm_usable(c);
+	struct a2a_ctx a;
+	uint64_t va;
+	int n;
+
+	if (st)
+		return st;
+	n = c->n;
+	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
+	if (st)
+		return st;
+	/* Import every window first: a failure then enqueues nothing. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (j != i && sc[i * n + j]) {
+				st = comm_window(&c->r[i], j, rb[j], &va);
+				if (st)
+					return st;
+			}
+	a.c = c;
+	a.sb = sb;
+	a.rb = rb;
+	a.sc = sc;
+	a.sd = sd;
+	a.rd = rd;
+	return m890_comm_exchange(c, streams, "all-to-all", a2a_xfer, &a);
 }
 
 M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
@@ -494,7 +926,7 @@ M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
 					uint64_t bytes_per_peer,
 					const m890_stream_t *streams)
 {
-	m890_status_t st = comm_check(c);
+	m890_status_t st = m890_comm_usable(c);
 	uint64_t *v;
 	int n;
 
@@ -520,38 +952,278 @@ M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
 	return st;
 }
 
+/* ---- grouped send/recv ---- */
+
+struct p2p_range {
+	const struct m890_buffer *buf;
+	uint64_t off, end;
+	bool recv;
+	int rank;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct p2p_range *x = a, *y = b;
+
+	if (x->buf != y->buf)
+		return (uintptr_t)x->buf < (uintptr_t)y->buf ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/* No receive range may overlap another receive's or a send's. */
+static m890_status_t group_overlap(const struct m890_p2p *ops, size_t count)
+{
+	struct p2p_range *v = calloc(count ? count : 1, sizeof(*v));
+	uint64_t any_end = 0, recv_end = 0;
+	const struct m890_buffer *cur = NULL;
+	m890_status_t st = M890_SUCCESS;
+	size_t m = 0;
+
+	if (!v)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "group_sendrecv: out of memory");
+	for (size_t k = 0; k < count; k++)
+		if (ops[k].bytes)
+			v[m++] = (struct p2p_range){ ops[k].buffer, ops[k].offset,
+						     ops[k].offset + ops[k].bytes,
+						     ops[k].kind == M890_P2P_RECV,
+						     ops[k].rank };
+	qsort(v, m, sizeof(*v), range_cmp);
+	for (size_t k = 0; k < m && !st; k++) {
+		if (v[k].buf != cur) {
+			cur = v[k].buf;
+			any_end = recv_end = 0;
+		}
+		if (v[k].off < (v[k].recv ? any_end : recv_end))
+			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				       "group_sendrecv: rank %d's receive range overlaps another transfer's range at offset %llu of the same buffer (in place is not supported)",
+				       v[k].rank, (unsigned long long)v[k].off);
+		if (v[k].end > any_end)
+			any_end = v[k].end;
+		if (v[k].recv && v[k].end > recv_end)
+			recv_end = v[k].end;
+	}
+	free(v);
+	return st;
+}
+
+struct group_ctx {
+	struct m890_comm *c;
+	const struct m890_p2p **send, **recv;	/* matched, by pair */
+	size_t *first;				/* [n * n + 1] */
+};
+
+static m890_status_t group_xfer(void *ctx, int i, int j, struct m890_stream *s)
+{
+	struct group_ctx *g = ctx;
+	struct m890_comm *c = g->c;
+	m890_status_t st = M890_SUCCESS;
+
+	for (size_t k = g->first[i * c->n + j];
+	     k < g->first[i * c->n + j + 1] && !st; k++) {
+		const struct m890_p2p *snd = g->send[k], *rcv = g->recv[k];
+		uint64_t dst, src = snd->buffer->va + snd->offset;
+
+		if (!snd->bytes)
+			continue;
+		st = m890_comm_peer_va(c, i, j, rcv->buffer, &dst);
+		if (!st)
+			st = comm_copy(c, s, dst + rcv->offset, src, snd->bytes);
+	}
+	return st;
+}
+
+static m890_status_t group_check_op(struct m890_comm *c,
+				    const struct m890_p2p *op, size_t k)
+{
+	const char *what = op->kind == M890_P2P_RECV ? "receive" : "send";
+	m890_status_t st;
+
+	if ((op->kind != M890_P2P_SEND && op->kind != M890_P2P_RECV) ||
+	    op->reserved || op->rank < 0 || op->rank >= c->n || op->peer < 0 ||
+	    op->peer >= c->n)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "group_sendrecv: operation %zu: kind %u, rank %d, peer %d or reserved field invalid",
+				 k, op->kind, op->rank, op->peer);
+	st = buf_check(c, op->buffer, op->rank,
+		       op->kind == M890_P2P_RECV ? "receive buffer" : "send buffer");
+	if (st)
+		return st;
+	if (op->offset > op->buffer->bytes ||
+	    op->bytes > op->buffer->bytes - op->offset)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "group_sendrecv: rank %d's %s of %llu bytes at %llu is past its %llu-byte buffer",
+				 op->rank, what, (unsigned long long)op->bytes,
+				 (unsigned long long)op->offset,
+				 (unsigned long long)op->buffer->bytes);
+	if (op->kind == M890_P2P_RECV && op->peer != op->rank &&
+	    !(op->buffer->flags & M890_MEM_HBM))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "group_sendrecv: rank %d receives from rank %d into host memory; peers write through the fabric, it must be HBM",
+				 op->rank, op->peer);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
+					      const struct m890_p2p *ops,
+					      size_t count,
+					      const m890_stream_t *streams)
+{
+	m890_status_t st = m890_comm_usable(c);
+	size_t *nsend = NULL, *nrecv = NULL, *fill = NULL, pairs;
+	struct group_ctx g = { .c = c };
+	int n;
+
+	if (st)
+		return st;
+	st = m890_comm_need_all_local(c, "group_sendrecv");
+	if (st)
+		return st;
+	n = c->n;
+	if ((count && !ops) || !streams)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "group_sendrecv: NULL operations or streams");
+	for (int i = 0; i < n; i++) {
+		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		if (st)
+			return st;
+		if (streams[i]->dev != c->r[i].dev)
+			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+					 "group_sendrecv: rank %d's stream is on %s, not on %s",
+					 i, streams[i]->dev->node, c->r[i].dev->node);
+		if (streams[i]->async_error)
+			return m890_fail(streams[i]->async_error,
+					 "group_sendrecv: rank %d's stream failed: %s",
+					 i, streams[i]->async_msg);
+	}
+	for (size_t k = 0; k < count; k++) {
+		st = group_check_op(c, &ops[k], k);
+		if (st)
+			return st;
+	}
+	st = group_overlap(ops, count);
+	if (st)
+		return st;
+	pairs = (size_t)n * (size_t)n;
+	nsend = calloc(pairs, sizeof(*nsend));
+	nrecv = calloc(pairs, sizeof(*nrecv));
+	fill = calloc(pairs, sizeof(*fill));
+	g.first = calloc(pairs + 1, sizeof(*g.first));
+	g.send = calloc(count ? count : 1, sizeof(*g.send));
+	g.recv = calloc(count ? count : 1, sizeof(*g.recv));
+	if (!nsend || !nrecv || !fill || !g.first || !g.send || !g.recv) {
+		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+			       "group_sendrecv: out of memory");
+		goto out;
+	}
+	/* Pair (i, j) is "i sends to j": a send of i to j, a receive of j
+	 * from i. */
+	for (size_t k = 0; k < count; k++) {
+		if (ops[k].kind == M890_P2P_SEND)
+			nsend[ops[k].rank * n + ops[k].peer]++;
+		else
+			nrecv[ops[k].peer * n + ops[k].rank]++;
+	}
+	for (size_t p = 0; p < pairs; p++) {
+		if (nsend[p] != nrecv[p]) {
+			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				       "group_sendrecv: rank %zu posts %zu send(s) to rank %zu, which posts %zu receive(s) from it",
+				       p / n, nsend[p], p % n, nrecv[p]);
+			goto out;
+		}
+		g.first[p + 1] = g.first[p] + nsend[p];
+	}
+	memset(nrecv, 0, pairs * sizeof(*nrecv));
+	for (size_t k = 0; k < count; k++) {
+		const struct m890_p2p *op = &ops[k];
+
+		if (op->kind == M890_P2P_SEND) {
+			size_t p = (size_t)op->rank * n + op->peer;
+
+			g.send[g.first[p] + fill[p]++] = op;
+		} else {
+			size_t p = (size_t)op->peer * n + op->rank;
+
+			g.recv[g.first[p] + nrecv[p]++] = op;
+		}
+	}
+	for (size_t p = 0; p < pairs; p++)
+		for (size_t k = g.first[p]; k < g.first[p + 1]; k++) {
+			uint64_t va;
+
+			if (g.send[k]->bytes != g.recv[k]->bytes) {
+				st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					       "group_sendrecv: transfer %zu from rank %zu to rank %zu: %llu bytes sent, %llu expected",
+					       k - g.first[p], p / n, p % n,
+					       (unsigned long long)g.send[k]->bytes,
+					       (unsigned long long)g.recv[k]->bytes);
+				goto out;
+			}
+			/* Import every window first: a failure enqueues nothing. */
+			if (g.send[k]->bytes && p / n != p % n) {
+				st = m890_comm_peer_va(c, (int)(p / n), (int)(p % n),
+						       g.recv[k]->buffer, &va);
+				if (st)
+					goto out;
+			}
+		}
+	st = m890_comm_exchange(c, streams, "grouped send/recv", group_xfer, &g);
+out:
+	free(nsend);
+	free(nrecv);
+	free(fill);
+	free(g.first);
+	free(g.send);
+	free(g.recv);
+	return st;
+}
+
 /*
- * Describe whom rank @i still waits for in the current epoch: the peers
- * that have not joined the collective, else those whose data is missing.
+ * Describe whom rank @i's stream is blocked on in the current epoch: the
+ * first peer, in the order the stream waits for them, that has not joined
+ * the collective, else the first whose transfer has not arrived; then
+ * every peer not seen yet (those after the blocking one are only not
+ * checked yet).
  */
 static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 {
-	const char *what[2] = { "waiting for rank(s) ", "no data yet from rank(s) " };
-	size_t off;
+	static const char *const what[2] = { "to join", "to finish its transfer" };
+	int n = c->n;
 
 	for (int phase = 0; phase < 2; phase++) {
-		off = (size_t)snprintf(buf, len, "%s", what[phase]);
-		for (int j = 0; j < c->n && off < len; j++) {
-			if (j == i || c->r[i].prog[phase * c->n + j] >= c->epoch)
-				continue;
-			off += (size_t)snprintf(buf + off, len - off, "%s%d",
-						buf[off - 1] == ' ' ? "" : ",", j);
+		int first = -1;
+		size_t off;
+
+		for (int k = 1; k < n; k++) {
+			/* Phase 2 waits in the order i+1, i+2, ...; phase 3 in
+			 * the order i-1, i-2, ... */
+			int j = phase ? (i + n - k) % n : (i + k) % n;
+
+			if (c->r[i].prog[phase * n + j] < c->epoch) {
+				first = j;
+				break;
+			}
 		}
-		if (off >= len)
-			off = len - 1;
-		if (buf[off - 1] != ' ') {
-			if (!phase)
-				snprintf(buf + off, len - off, " to join");
-			return;
-		}
+		if (first < 0)
+			continue;
+		off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
+				       first, what[phase]);
+		for (int j = 0; j < n && off < len; j++)
+			if (j != i && c->r[i].prog[phase * n + j] < c->epoch)
+				off += (size_t)snprintf(buf + off, len - off, " %d", j);
+		if (off < len)
+			snprintf(buf + off, len - off, ")");
+		return;
 	}
-	snprintf(buf, len, "every peer's data arrived");
+	snprintf(buf, len, "every peer's transfer arrived");
 }
 
 M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 						const m890_stream_t *streams)
 {
-	m890_status_t st = comm_check(c);
+	m890_status_t st = m890_comm_usable(c);
 	int64_t deadline;
 	char peers[160], msg[256];
 
@@ -563,13 +1235,17 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 	deadline = c->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
 		   m890_monotonic_ns() + (int64_t)c->timeout_ns;
 	for (int i = 0; i < c->n; i++) {
-		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		struct m890_stream *si = c->me >= 0 ? streams[0] : streams[i];
+
+		if (!comm_local(c, i))
+			continue;
+		st = m890_check(si, M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;
 		for (;;) {
 			struct timespec ts = { 0, 200000 };
 
-			st = m890_stream_query(streams[i]);
+			st = m890_stream_query(si);
 			if (st != M890_NOT_READY)
 				break;
 			if (m890_monotonic_ns() > deadline) {
@@ -582,11 +1258,12 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 			continue;
 		missing_peers(c, i, peers, sizeof(peers));
 		snprintf(msg, sizeof(msg),
-			 "rank %d (%s): %s in all-to-all #%llu; %s",
+			 "rank %d (%s): %s in %s #%llu; %s",
 			 i, c->r[i].dev->node,
 			 st == M890_ERROR_TIMEOUT ? "timed out" : m890_status_string(st),
+			 c->what ? c->what : "collective",
 			 (unsigned long long)c->epoch, peers);
-		return comm_set_error(c, st, msg);
+		return m890_comm_set_error(c, st, msg);
 	}
 	return M890_SUCCESS;
 }

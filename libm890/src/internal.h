@@ -23,6 +23,8 @@ enum m890_obj_type {
 	M890_OBJ_STREAM = 0x4d385354,	/* "M8ST" */
 	M890_OBJ_EVENT = 0x4d384556,	/* "M8EV" */
 	M890_OBJ_COMM = 0x4d38434f,	/* "M8CO" */
+	M890_OBJ_EP = 0x4d384550,	/* "M8EP" */
+	M890_OBJ_EP_LAYOUT = 0x4d38454c,	/* "M8EL" */
 };
 
 struct m890_obj {
@@ -104,6 +106,7 @@ m890_status_t m890_fail(m890_status_t st, const char *fmt, ...) M890_PRINTF(2, 3
 m890_status_t m890_errno_status(int err);
 const char *m890_last_detail(void);
 m890_status_t m890_fail_errno(int err, const char *fmt, ...) M890_PRINTF(2, 3);
+int64_t m890_monotonic_ns(void);
 
 /* handle.c */
 m890_status_t m890_obj_register(void *obj);
@@ -120,11 +123,42 @@ m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 m890_status_t m890_point_status(int fd, uint32_t syncobj, uint64_t seqno,
 				int64_t *signal_ns);
 m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns);
-int64_t m890_monotonic_ns(void);
 m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n);
 
+/* comm.c: what the collectives of ep.c share with all-to-all. */
+struct m890_comm;
+typedef m890_status_t (*m890_comm_xfer_fn)(void *ctx, int i, int j,
+					   struct m890_stream *s);
+m890_status_t m890_comm_usable(struct m890_comm *c);
+m890_status_t m890_comm_need_all_local(struct m890_comm *c, const char *what);
+m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
+				  const char *msg);
+int m890_comm_ranks(struct m890_comm *c);
+struct m890_device *m890_comm_rank_device(struct m890_comm *c, int i);
+/* VA on rank @i's device of rank @j's buffer @buf (a cached window). */
+m890_status_t m890_comm_peer_va(struct m890_comm *c, int i, int j,
+				struct m890_buffer *buf, uint64_t *va);
+m890_status_t m890_comm_exchange(struct m890_comm *c,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 void *ctx);
+
+/* bootstrap.c */
+struct m890_boot;
+m890_status_t m890_boot_open(const char *path, int rank, int n,
+			     uint64_t timeout_ns, struct m890_boot **out);
+void m890_boot_close(struct m890_boot *b);
+/* All-gather of @val and @fd (-1: none) of every rank: @vals[n], @fds[n]
+ * (fds[own rank] = -1; the others are the caller's to close). */
+m890_status_t m890_boot_allgather(struct m890_boot *b, uint64_t val, int fd,
+				  uint64_t *vals, int *fds);
+
 /* buffer.c */
+m890_status_t m890_buffer_export_dmabuf(struct m890_buffer *buf, int *fd);
+m890_status_t m890_window_from_dmabuf(struct m890_device *dev, int dmabuf,
+				      uint64_t bytes, const char *peer_name,
+				      struct m890_window **window);
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
 void m890_buffer_destroy(struct m890_buffer *buf);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -36,6 +37,7 @@ static const char *const status_names[M890_STATUS_COUNT] = {
 	[M890_ERROR_TIMEOUT] = "timeout",
 	[M890_ERROR_SYSTEM] = "system error",
 	[M890_ERROR_DEVICE_MISMATCH] = "objects belong to different devices",
+	[M890_ERROR_CAPACITY] = "expert capacity exceeded",
 };
 
 M890_EXPORT const char *m890_status_string(m890_status_t status)
@@ -153,4 +155,13 @@ m890_status_t m890_fail_errno(int err, const char *fmt, ...)
 	set_message(st, fmt, ap, err);
 	va_end(ap);
 	return st;
+}
+
+/* CLOCK_MONOTONIC in ns, the time base of every deadline and timestamp. */
+int64_t m890_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }

@@ -40,14 +40,6 @@
 #define COPY_MAX_BYTES (1ull << 40)	/* per COPY/FILL packet (spec) */
 #define DEFAULT_MAX_SUBMIT 256
 
-int64_t m890_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 static m890_status_t stream_check(struct m890_stream *s)
 {
 	m890_status_t st = m890_check(s, M890_OBJ_STREAM, "stream");
@@ -628,6 +620,51 @@ M890_EXPORT m890_status_t m890_memcpy_peer(m890_stream_t s,
 	if (st)
 		return st;
 	return enqueue_copy(s, dst->va + dst_off, src->va + src_off, bytes);
+}
+
+M890_EXPORT m890_status_t m890_memcpy_2d(m890_stream_t s, uint64_t dst_va,
+					uint64_t dst_pitch, uint64_t src_va,
+					uint64_t src_pitch, uint64_t width,
+					uint64_t height)
+{
+	union m890_packet p;
+	m890_status_t st = stream_check(s);
+
+	if (st)
+		return st;
+	if (width > UINT32_MAX || height > UINT32_MAX ||
+	    (width && height > COPY_MAX_BYTES / width))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "memcpy_2d: %llu rows of %llu bytes: limits 2^32 - 1 each, 2^40 in all",
+				 (unsigned long long)height,
+				 (unsigned long long)width);
+	if (src_pitch < width || dst_pitch < width ||
+	    src_pitch > (1ull << 48) || dst_pitch > (1ull << 48))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "memcpy_2d: pitches %llu and %llu must be >= the width %llu and <= 2^48",
+				 (unsigned long long)src_pitch,
+				 (unsigned long long)dst_pitch,
+				 (unsigned long long)width);
+	if (width && height) {
+		uint64_t last_src, last_dst;
+
+		if (__builtin_mul_overflow(height - 1, src_pitch, &last_src) ||
+		    __builtin_mul_overflow(height - 1, dst_pitch, &last_dst) ||
+		    __builtin_add_overflow(last_src, width, &last_src) ||
+		    __builtin_add_overflow(last_dst, width, &last_dst) ||
+		    src_va + last_src < src_va || dst_va + last_dst < dst_va)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "memcpy_2d: the last row wraps the address space");
+	}
+	memset(&p, 0, sizeof(p));
+	p.copy_2d.hdr = M890_PKT_HDR(M890_PKT_COPY_2D, 0);
+	p.copy_2d.width = (uint32_t)width;
+	p.copy_2d.src = src_va;
+	p.copy_2d.dst = dst_va;
+	p.copy_2d.src_pitch = src_pitch;
+	p.copy_2d.dst_pitch = dst_pitch;
+	p.copy_2d.height = (uint32_t)height;
+	return m890_stream_enqueue(s, &p, 1);
 }
 
 M890_EXPORT m890_status_t m890_memset32(m890_stream_t s, uint64_t dst_va,

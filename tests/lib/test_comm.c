@@ -3,7 +3,10 @@
  * DOC: libm890 communicator and all-to-all tests (guest)
  *
  * One communicator over every card of the guest: all-to-all of odd-sized
- * blocks, several collectives in a row, all-to-allv with skewed and zero
+ * blocks, the same split into small COPY chunks, 64-bit counts and
+ * displacements (2^31, 2^32 + x, wrapping) refused without harm, a buffer
+ * larger than the HBM refused, grouped send/recv (skewed, zero, reordered,
+ * unmatched, mismatched, in place), several collectives in a row, all-to-allv with skewed and zero
  * counts and gaps between the slots, all-zero counts; the refused calls
  * (count mismatch, in place, range past a buffer, wrong card, bad config);
  * a rank that never joins, reported as a timeout naming it, sticky
@@ -158,6 +161,137 @@ int main(void)
 	TAP_STATUS(m890_comm_synchronize(comm, str), M890_SUCCESS);
 	verify(0, "alltoall 4099 bytes per peer");
 
+	/* Blocks split into many COPY packets give the same data. */
+	{
+		struct m890_comm_config cc = M890_COMM_CONFIG_INIT;
+		m890_comm_t chunked;
+
+		cc.chunk_bytes = 1000;
+		TAP_REQUIRE(m890_comm_create(dev, n, &cc, &chunked));
+		set_uniform(BUFSZ / n - 5);
+		upload(7);
+		TAP_STATUS(m890_alltoall(chunked, sb, rb, BUFSZ / n - 5, str), M890_SUCCESS);
+		TAP_STATUS(m890_comm_synchronize(chunked, str), M890_SUCCESS);
+		verify(7, "alltoall in 1000-byte chunks");
+		TAP_REQUIRE(m890_comm_destroy(chunked));
+	}
+
+	/*
+	 * 64-bit counts and displacements: values that a 32-bit truncation
+	 * would make valid (2^32 + 64) must be refused as past the buffer,
+	 * so must 2^31-byte counts and a displacement that wraps; nothing is
+	 * enqueued and the communicator stays usable.
+	 */
+	{
+		int j = n > 1 ? 1 : 0;
+		const struct { uint64_t cnt, off; const char *what; } big[] = {
+			{ 64, (1ull << 32) + 64, "displacement 2^32 + 64" },
+			{ 1ull << 31, 0, "count 2^31" },
+			{ (1ull << 32) + 16, 0, "count 2^32 + 16" },
+			{ 64, UINT64_MAX - 8, "displacement 2^64 - 8 (wraps)" },
+		};
+		m890_buffer_t huge;
+
+		for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++) {
+			set_uniform(64);
+			sc[0 * n + j] = rc[j * n + 0] = big[b].cnt;
+			if (big[b].off)
+				sd[0 * n + j] = big[b].off;
+			st = m890_alltoallv(comm, sb, sc, sd, rb, rc, rd, str);
+			tap_ok(st == M890_ERROR_INVALID_ARGUMENT &&
+			       strstr(m890_get_last_error(), "past its"),
+			       "alltoallv with %s refused: %s", big[b].what,
+			       m890_get_last_error());
+		}
+		TAP_STATUS(m890_alltoall(comm, sb, rb, UINT64_MAX / 2, str),
+			   M890_ERROR_INVALID_ARGUMENT);
+		TAP_STATUS(m890_alltoall(comm, sb, rb, ((1ull << 32) + 64) / n, str),
+			   M890_ERROR_INVALID_ARGUMENT);
+		st = m890_buffer_alloc(dev[0], (1ull << 32) + 4096, M890_MEM_HBM, &huge);
+		if (st == M890_SUCCESS) {
+			tap_skip("the card has more than 4 GiB of HBM",
+				 "a 2^32 + 4096-byte buffer is refused");
+			m890_buffer_free(huge);
+		} else {
+			tap_ok(st == M890_ERROR_OUT_OF_DEVICE_MEMORY,
+			       "a 2^32 + 4096-byte HBM buffer is refused cleanly: %s",
+			       m890_get_last_error());
+		}
+		set_uniform(4099);
+		upload(8);
+		TAP_STATUS(m890_alltoall(comm, sb, rb, 4099, str), M890_SUCCESS);
+		TAP_STATUS(m890_comm_synchronize(comm, str), M890_SUCCESS);
+		verify(8, "alltoall after the refused sizes");
+	}
+
+	/* Grouped send/recv: one block per pair, skewed sizes, zeros,
+	 * operations listed receives first and in reverse order. */
+	{
+		static struct m890_p2p ops[2 * MAXN * MAXN];
+		size_t m = 0;
+		uint64_t so, ro;
+
+		for (int i = 0; i < n; i++) {
+			so = 0;
+			for (int j = 0; j < n; j++) {
+				sc[i * n + j] = (uint64_t)((i * 7 + j * 13) % 5) * 1000 +
+						(j == (i + 1) % n ? 4099 : 0);
+				sd[i * n + j] = so;
+				so += sc[i * n + j];
+			}
+		}
+		for (int j = 0; j < n; j++) {
+			ro = 0;
+			for (int i = 0; i < n; i++) {
+				rc[j * n + i] = sc[i * n + j];
+				rd[j * n + i] = ro + 64;
+				ro += rc[j * n + i] + 64;
+			}
+		}
+		upload(9);
+		for (int j = n - 1; j >= 0; j--)
+			for (int i = n - 1; i >= 0; i--)
+				ops[m++] = (struct m890_p2p){ .kind = M890_P2P_RECV,
+					.rank = j, .peer = i, .buffer = rb[j],
+					.offset = rd[j * n + i], .bytes = rc[j * n + i] };
+		for (int i = n - 1; i >= 0; i--)
+			for (int j = n - 1; j >= 0; j--)
+				ops[m++] = (struct m890_p2p){ .kind = M890_P2P_SEND,
+					.rank = i, .peer = j, .buffer = sb[i],
+					.offset = sd[i * n + j], .bytes = sc[i * n + j] };
+		TAP_STATUS(m890_group_sendrecv(comm, ops, m, str), M890_SUCCESS);
+		TAP_STATUS(m890_comm_synchronize(comm, str), M890_SUCCESS);
+		verify(9, "grouped send/recv, skewed sizes and zeros");
+		TAP_STATUS(m890_group_sendrecv(comm, ops, 0, str), M890_SUCCESS);
+		TAP_STATUS(m890_comm_synchronize(comm, str), M890_SUCCESS);
+
+		/* A send without its receive, then sizes that differ. */
+		ops[0] = (struct m890_p2p){ .kind = M890_P2P_SEND, .rank = 0,
+			.peer = n - 1, .buffer = sb[0], .offset = 0, .bytes = 64 };
+		st = m890_group_sendrecv(comm, ops, 1, str);
+		tap_ok(st == M890_ERROR_INVALID_ARGUMENT &&
+		       strstr(m890_get_last_error(), "posts 1 send(s)"),
+		       "a send without a receive is refused: %s", m890_get_last_error());
+		ops[1] = (struct m890_p2p){ .kind = M890_P2P_RECV, .rank = n - 1,
+			.peer = 0, .buffer = rb[n - 1], .offset = 0, .bytes = 65 };
+		st = m890_group_sendrecv(comm, ops, 2, str);
+		tap_ok(st == M890_ERROR_INVALID_ARGUMENT &&
+		       strstr(m890_get_last_error(), "64 bytes sent, 65 expected"),
+		       "a size mismatch is refused: %s", m890_get_last_error());
+		/* In place: the receive range overlaps the send range. */
+		ops[1].bytes = 64;
+		ops[1].buffer = ops[0].buffer = rb[n - 1];
+		ops[0].rank = n - 1;
+		ops[0].peer = n - 1;
+		ops[1].peer = n - 1;
+		ops[1].offset = 32;
+		st = m890_group_sendrecv(comm, ops, 2, str);
+		tap_ok(st == M890_ERROR_INVALID_ARGUMENT &&
+		       strstr(m890_get_last_error(), "in place"),
+		       "an overlapping (in-place) receive is refused: %s",
+		       m890_get_last_error());
+	}
+
 	/* Three in a row without waiting in between; the last one counts. */
 	set_uniform(1000);
 	upload(1);
@@ -238,7 +372,7 @@ int main(void)
 		block_rank(n - 1, gate, gword);
 		TAP_STATUS(m890_alltoall(c2, sb, rb, 64, str), M890_SUCCESS);
 		TAP_STATUS(m890_comm_synchronize(c2, str), M890_ERROR_TIMEOUT);
-		snprintf(want, sizeof(want), "waiting for rank(s) %d to join", n - 1);
+		snprintf(want, sizeof(want), "waiting for rank %d to join", n - 1);
 		tap_ok(strstr(m890_get_last_error(), want) && strstr(m890_get_last_error(), "rank 0"),
 		       "timeout names the missing peer: %s", m890_get_last_error());
 		TAP_STATUS(m890_comm_get_async_error(c2, &err), M890_SUCCESS);

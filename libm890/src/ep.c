@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: expert-parallel dispatch and combine
+ *
+ * The routing layout is computed on the host from the top-k expert ids
+ * the caller passes: expert e's rows are numbered in the order (source
+ * rank, token, top-k slot), so row p of expert e lands at row
+ * (e % L) * C + p of rank e / L's receive buffer.  For each rank the
+ * layout's host BO holds:
+ *
+ *   gidx[T*k]       token of each send row, grouped by destination rank
+ *                   and ordered by (token, slot) inside a group
+ *   sidx[T*k]       the row's slot in the destination's receive buffer
+ *                   (and in its expert outputs)
+ *   ridx[T*k]       REDUCE indices: for (token t, slot j) the number of
+ *                   its send row, or NONE for an unused slot
+ *   w[T*k]          the weights
+ *   counts[L]       rows received per local expert
+ *
+ * Dispatch on rank s's stream: MX_QUANT of the tokens into a scratch
+ * (MX payloads), two COPY_2D that pack elements and scales into rows,
+ * one GATHER of the rows in destination order into the send scratch, a
+ * COPY of the counts, then the communicator's exchange in which the
+ * transfer to rank d is one SCATTER into d's receive buffer through the
+ * fabric.  Combine: the exchange's transfer from rank d is one GATHER
+ * from d's expert outputs (a window) with the same slot list, into this
+ * rank's fetch scratch in send-row order; then one REDUCE gives the
+ * output.  Every index list is as long as the rows it moves.  The exchange's signals
+ * order everything: a rank writes a peer's receive buffer only after the
+ * peer reached the dispatch, and reads a peer's expert outputs only after
+ * the peer reached the combine; a rank finishes a collective only when
+ * every peer is done with its buffers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EP_MAX_TOKENS	65536u
+#define EP_MAX_HIDDEN	65536u
+#define EP_MAX_EXPERTS	65536u
+#define EP_MAX_TOPK	64u
+
+struct ep_rank {
+	struct m890_buffer *qe;		/* MX elements, T rows (MX only) */
+	struct m890_buffer *qs;		/* MX scales, T rows (MX only) */
+	struct m890_buffer *packed;	/* T rows of row_bytes (MX only) */
+	struct m890_buffer *send;	/* T * k rows of row_bytes */
+	struct m890_buffer *fetch;	/* T * k rows of H bf16 */
+};
+
+struct m890_ep {
+	struct m890_obj obj;
+	struct m890_comm *comm;
+	struct m890_ep_config cfg;
+	struct m890_ep_info info;
+	uint32_t slots;			/* T * k */
+	uint32_t scale_bytes;		/* H / 32 for MX, else 0 */
+	struct ep_rank *r;
+	unsigned int layouts;		/* live layouts */
+};
+
+struct ep_layout_rank {
+	struct m890_buffer *host;	/* the index lists, mapped */
+	uint32_t *gidx, *sidx, *ridx, *counts;
+	float *w;
+	uint32_t tokens;
+	uint32_t *off;			/* [n + 1]: send rows per destination */
+	struct m890_stream *last_stream;	/* last work using the lists */
+	uint64_t last_seqno;
+};
+
+struct m890_ep_layout {
+	struct m890_obj obj;
+	struct m890_ep *ep;
+	bool dispatched;
+	uint32_t *counts;		/* [num_experts] */
+	struct ep_layout_rank *r;
+};
+
+static uint64_t mx_elem_bytes(uint32_t type, uint32_t h)
+{
+	switch (type) {
+	case M890_TYPE_MXFP8:
+		return h;
+	case M890_TYPE_MXFP4:
+		return h / 2;
+	default:
+		return 2ull * h;
+	}
+}
+
+static void ep_free(struct m890_ep *ep)
+{
+	int n = ep->info.num_ranks;
+
+	for (int i = 0; ep->r && i < n; i++) {
+		struct m890_buffer *b[] = { ep->r[i].qe, ep->r[i].qs,
+					     ep->r[i].packed, ep->r[i].send,
+					     ep->r[i].fetch };
+
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++)
+			if (b[k])
+				m890_buffer_free(b[k]);
+	}
+	free(ep->r);
+	free(ep);
+}
+
+static m890_status_t ep_config_check(const struct m890_ep_config *c, int n)
+{
+	if (c->size < sizeof(*c) || c->magic != M890_EP_CONFIG_MAGIC ||
+	    c->version != M890_EP_CONFIG_VERSION || c->flags || c->reserved)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: config not initialized with M890_EP_CONFIG_INIT, or unknown flags");
+	if (!c->max_tokens_per_rank || c->max_tokens_per_rank > EP_MAX_TOKENS)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: max_tokens_per_rank %u is not 1..%u",
+				 c->max_tokens_per_rank, EP_MAX_TOKENS);
+	if (!c->hidden || c->hidden % M890_MX_BLOCK || c->hidden > EP_MAX_HIDDEN)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: hidden %u is not a multiple of %u up to %u",
+				 c->hidden, M890_MX_BLOCK, EP_MAX_HIDDEN);
+	if (!c->num_experts || c->num_experts > EP_MAX_EXPERTS ||
+	    c->num_experts % (uint32_t)n)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: %u experts cannot be split evenly over %d ranks (at most %u)",
+				 c->num_experts, n, EP_MAX_EXPERTS);
+	if (!c->top_k || c->top_k > EP_MAX_TOPK)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: top_k %u is not 1..%u", c->top_k,
+				 EP_MAX_TOPK);
+	if (c->dispatch_type != M890_TYPE_BF16 &&
+	    c->dispatch_type != M890_TYPE_MXFP8 &&
+	    c->dispatch_type != M890_TYPE_MXFP4)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: dispatch type %u is not BF16, MXFP8 or MXFP4",
+				 c->dispatch_type);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
+					 const struct m890_ep_config *config,
+					 m890_ep_t *out)
+{
+	m890_status_t st = m890_check(comm, M890_OBJ_COMM, "communicator");
+	struct m890_ep_info *in;
+	struct m890_ep *ep;
+	uint64_t t, h, eb;
+	int n;
+
+	if (st)
+		return st;
+	st = m890_comm_usable(comm);
+	if (!st)
+		st = m890_comm_need_all_local(comm, "ep_create");
+	if (st)
+		return st;
+	if (!config || !out)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: NULL config or output");
+	n = m890_comm_ranks(comm);
+	st = ep_config_check(config, n);
+	if (st)
+		return st;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep || !(ep->r = calloc((size_t)n, sizeof(*ep->r)))) {
+		free(ep);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_create: out of memory");
+	}
+	ep->obj.type = M890_OBJ_EP;
+	ep->comm = comm;
+	ep->cfg = *config;
+	t = config->max_tokens_per_rank;
+	h = config->hidden;
+	in = &ep->info;
+	in->num_ranks = (uint32_t)n;
+	in->num_local_experts = config->num_experts / (uint32_t)n;
+	in->expert_capacity = config->expert_capacity ? config->expert_capacity :
+			      (uint32_t)(t * (uint64_t)n);
+	eb = mx_elem_bytes(config->dispatch_type, config->hidden);
+	ep->scale_bytes = config->dispatch_type == M890_TYPE_BF16 ? 0 :
+			  config->hidden / M890_MX_BLOCK;
+	in->elem_bytes = (uint32_t)eb;
+	in->row_bytes = (uint32_t)(eb + ep->scale_bytes);
+	in->x_bytes = t * h * 2;
+	in->out_bytes = t * h * 2;
+	in->recv_bytes = (uint64_t)in->num_local_experts * in->expert_capacity *
+			 in->row_bytes;
+	in->expert_out_bytes = (uint64_t)in->num_local_experts *
+			       in->expert_capacity * h * 2;
+	in->counts_bytes = 4ull * in->num_local_experts;
+	ep->slots = (uint32_t)(t * config->top_k);
+	in->scratch_bytes = (uint64_t)ep->slots * (in->row_bytes + h * 2);
+	if (ep->scale_bytes)
+		in->scratch_bytes += t * (eb + ep->scale_bytes + in->row_bytes);
+	for (int i = 0; i < n; i++) {
+		struct m890_device *d = m890_comm_rank_device(comm, i);
+		struct ep_rank *r = &ep->r[i];
+
+		st = m890_buffer_alloc(d, (uint64_t)ep->slots * in->row_bytes,
+				       M890_MEM_HBM, &r->send);
+		if (!st)
+			st = m890_buffer_alloc(d, (uint64_t)ep->slots * h * 2,
+					       M890_MEM_HBM, &r->fetch);
+		if (!st && ep->scale_bytes)
+			st = m890_buffer_alloc(d, t * eb, M890_MEM_HBM, &r->qe);
+		if (!st && ep->scale_bytes)
+			st = m890_buffer_alloc(d, t * ep->scale_bytes,
+					       M890_MEM_HBM, &r->qs);
+		if (!st && ep->scale_bytes)
+			st = m890_buffer_alloc(d, t * in->row_bytes,
+					       M890_MEM_HBM, &r->packed);
+		if (st)
+			goto fail;
+	}
+	st = m890_obj_register(ep);
+	if (st)
+		goto fail;
+	*out = ep;
+	return M890_SUCCESS;
+fail:
+	{
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+		ep_free(ep);
+		return m890_fail(st, "ep_create: %s", msg);
+	}
+}
+
+M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+
+	if (st)
+		return st;
+	if (ep->layouts)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_destroy: %u layout(s) of this EP object still exist",
+				 ep->layouts);
+	m890_obj_unregister(ep);
+	ep->obj.type = 0;
+	ep_free(ep);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_ep_get_info(m890_ep_t ep,
+					   struct m890_ep_info *info)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+
+	if (st)
+		return st;
+	if (!info)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_get_info: NULL output");
+	*info = ep->info;
+	return M890_SUCCESS;
+}
+
+static void layout_free(struct m890_ep_layout *lo)
+{
+	for (uint32_t i = 0; lo->r && i < lo->ep->info.num_ranks; i++) {
+		if (lo->r[i].host)
+			m890_buffer_free(lo->r[i].host);
+		free(lo->r[i].off);
+	}
+	free(lo->r);
+	free(lo->counts);
+	free(lo);
+}
+
+M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
+						m890_ep_layout_t *out)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	struct m890_ep_layout *lo;
+	uint32_t n, s, l;
+	uint64_t bytes;
+
+	if (st)
+		return st;
+	if (!out)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_layout_create: NULL output");
+	n = ep->info.num_ranks;
+	s = ep->slots;
+	l = ep->info.num_local_experts;
+	lo = calloc(1, sizeof(*lo));
+	if (!lo || !(lo->r = calloc(n, sizeof(*lo->r))) ||
+	    !(lo->counts = calloc(ep->cfg.num_experts, sizeof(*lo->counts)))) {
+		if (lo)
+			free(lo->r);
+		free(lo);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_layout_create: out of memory");
+	}
+	lo->obj.type = M890_OBJ_EP_LAYOUT;
+	lo->ep = ep;
+	/* gidx, sidx, ridx, w: s each; counts: l. */
+	bytes = 4ull * (4ull * s + l);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ep_layout_rank *r = &lo->r[i];
+		void *p;
+
+		r->off = calloc(n + 1, sizeof(*r->off));
+		if (!r->off) {
+			st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				       "ep_layout_create: out of memory");
+			goto fail;
+		}
+		st = m890_buffer_alloc(m890_comm_rank_device(ep->comm, (int)i),
+				       bytes, M890_MEM_HOST, &r->host);
+		if (!st)
+			st = m890_buffer_map(r->host, &p);
+		if (st)
+			goto fail;
+		r->gidx = p;
+		r->sidx = r->gidx + s;
+		r->ridx = r->sidx + s;
+		r->w = (float *)(r->ridx + s);
+		r->counts = (uint32_t *)(r->w + s);
+	}
+	st = m890_obj_register(lo);
+	if (st)
+		goto fail;
+	ep->layouts++;
+	*out = lo;
+	return M890_SUCCESS;
+fail:
+	lo->ep = ep;
+	layout_free(lo);
+	return st;
+}
+
+M890_EXPORT m890_status_t m890_ep_layout_destroy(m890_ep_layout_t lo)
+{
+	m890_status_t st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
+
+	if (st)
+		return st;
+	m890_obj_unregister(lo);
+	lo->obj.type = 0;
+	lo->ep->layouts--;
+	layout_free(lo);
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_ep_layout_counts(m890_ep_layout_t lo,
+						uint32_t *counts)
+{
+	m890_status_t st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
+
+	if (st)
+		return st;
+	if (!counts || !lo->dispatched)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_layout_counts: %s",
+				 counts ? "no dispatch yet" : "NULL output");
+	memcpy(counts, lo->counts, sizeof(*counts) * lo->ep->cfg.num_experts);
+	return M890_SUCCESS;
+}
+
+/* Check rank @i's buffer @b: on the rank's card, @bytes long, HBM if @hbm. */
+static m890_status_t ep_buf(struct m890_ep *ep, struct m890_buffer *b, int i,
+			    uint64_t bytes, bool hbm, const char *what)
+{
+	struct m890_device *d = m890_comm_rank_device(ep->comm, i);
+	m890_status_t st = m890_check(b, M890_OBJ_BUFFER, what);
+
+	if (st)
+		return st;
+	if (b->dev != d)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "ep: rank %d's %s is on %s, not on %s", i, what,
+				 b->dev->node, d->node);
+	if (b->bytes < bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep: rank %d's %s has %llu bytes, needs %llu",
+				 i, what, (unsigned long long)b->bytes,
+				 (unsigned long long)bytes);
+	if (hbm && !(b->flags & M890_MEM_HBM))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep: rank %d's %s must be HBM", i, what);
+	return M890_SUCCESS;
+}
+
+static m890_status_t ep_streams(struct m890_ep *ep,
+				struct m890_stream *const *streams)
+{
+	m890_status_t st;
+
+	if (!streams)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT, "ep: NULL streams");
+	for (uint32_t i = 0; i < ep->info.num_ranks; i++) {
+		struct m890_device *d = m890_comm_rank_device(ep->comm, (int)i);
+
+		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		if (st)
+			return st;
+		if (streams[i]->dev != d)
+			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+					 "ep: rank %u's stream is on %s, not on %s",
+					 i, streams[i]->dev->node, d->node);
+		if (streams[i]->async_error)
+			return m890_fail(streams[i]->async_error,
+					 "ep: rank %u's stream failed: %s", i,
+					 streams[i]->async_msg);
+	}
+	return M890_SUCCESS;
+}
+
+/* Wait until the work that last read @lo's lists has executed. */
+static m890_status_t layout_idle(struct m890_ep_layout *lo)
+{
+	for (uint32_t i = 0; i < lo->ep->info.num_ranks; i++) {
+		struct ep_layout_rank *r = &lo->r[i];
+		m890_status_t st;
+
+		if (!r->last_stream ||
+		    !m890_obj_valid(r->last_stream, M890_OBJ_STREAM))
+			continue;
+		st = m890_stream_wait_point(r->last_stream, r->last_seqno,
+					    r->last_stream->timeout_ns);
+		if (st)
+			return st;
+		r->last_stream = NULL;
+	}
+	return M890_SUCCESS;
+}
+
+static void layout_used(struct m890_ep_layout *lo,
+			struct m890_stream *const *streams)
+{
+	for (uint32_t i = 0; i < lo->ep->info.num_ranks; i++) {
+		lo->r[i].last_stream = streams[i];
+		lo->r[i].last_seqno = streams[i]->last_seqno;
+	}
+}
+
+/*
+ * Build the layout of a dispatch from the routing, on the host.  Checks
+ * ids and capacity first, writes the lists only when everything is valid.
+ */
+static m890_status_t layout_build(struct m890_ep_layout *lo,
+				  const uint32_t *nt,
+				  const int32_t *const *idx,
+				  const float *const *w)
+{
+	struct m890_ep *ep = lo->ep;
+	uint32_t n = ep->info.num_ranks, k = ep->cfg.top_k;
+	uint32_t ne = ep->cfg.num_experts, L = ep->info.num_local_experts;
+	uint32_t cap = ep->info.expert_capacity, s = ep->slots;
+	uint32_t *cnt = lo->counts;
+
+	memset(cnt, 0, sizeof(*cnt) * ne);
+	for (uint32_t i = 0; i < n; i++) {
+		if (nt[i] > ep->cfg.max_tokens_per_rank)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "ep_dispatch: rank %u has %u tokens, at most %u",
+					 i, nt[i], ep->cfg.max_tokens_per_rank);
+		if (nt[i] && (!idx[i] || !w[i]))
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "ep_dispatch: rank %u has %u tokens but no top-k ids or weights",
+					 i, nt[i]);
+		for (uint32_t t = 0; t < nt[i]; t++)
+			for (uint32_t j = 0; j < k; j++) {
+				int32_t e = idx[i][t * k + j];
+
+				if (e < -1 || e >= (int64_t)ne)
+					return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+							 "ep_dispatch: rank %u token %u slot %u: expert id %d is not -1..%u",
+							 i, t, j, e, ne - 1);
+				if (e < 0)
+					continue;
+				for (uint32_t j2 = 0; j2 < j; j2++)
+					if (idx[i][t * k + j2] == e)
+						return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+								 "ep_dispatch: rank %u token %u names expert %d twice",
+								 i, t, e);
+				cnt[e]++;
+			}
+	}
+	for (uint32_t e = 0; e < ne; e++)
+		if (cnt[e] > cap)
+			return m890_fail(M890_ERROR_CAPACITY,
+					 "ep_dispatch: expert %u (rank %u) would receive %u rows, capacity %u; nothing was sent",
+					 e, e / L, cnt[e], cap);
+	/* Slots: expert e's rows in (rank, token, slot) order. */
+	memset(cnt, 0, sizeof(*cnt) * ne);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ep_layout_rank *r = &lo->r[i];
+		uint32_t m = 0;
+
+		r->tokens = nt[i];
+		for (uint32_t q = 0; q < s; q++)
+			r->ridx[q] = M890_ROW_NONE;
+		memcpy(r->w, w[i] ? w[i] : r->w, w[i] ? 4ull * nt[i] * k : 0);
+		/* Send rows grouped by destination, (token, slot) inside. */
+		for (uint32_t d = 0; d < n; d++) {
+			r->off[d] = m;
+			for (uint32_t t = 0; t < nt[i]; t++)
+				for (uint32_t j = 0; j < k; j++) {
+					int32_t e = idx[i][t * k + j];
+					uint32_t slot;
+
+					if (e < 0 || (uint32_t)e / L != d)
+						continue;
+					slot = ((uint32_t)e % L) * cap + cnt[e]++;
+					r->gidx[m] = t;
+					r->sidx[m] = slot;
+					r->ridx[t * k + j] = m++;
+				}
+		}
+		r->off[n] = m;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(lo->r[i].counts, cnt + (uint64_t)i * L, 4ull * L);
+	return M890_SUCCESS;
+}
+
+struct ep_ctx {
+	struct m890_ep *ep;
+	struct m890_ep_layout *lo;
+	struct m890_buffer *const *peer;	/* recv or expert_out */
+};
+
+static m890_status_t dispatch_xfer(void *ctx, int i, int j,
+				   struct m890_stream *s)
+{
+	struct ep_ctx *c = ctx;
+	struct ep_layout_rank *r = &c->lo->r[i];
+	uint64_t rb = c->ep->info.row_bytes, dst;
+	uint32_t first = r->off[j], rows = r->off[j + 1] - first;
+	m890_status_t st;
+
+	if (!rows)
+		return M890_SUCCESS;
+	st = m890_comm_peer_va(c->ep->comm, i, j, c->peer[j], &dst);
+	if (st)
+		return st;
+	return m890_scatter(s, dst, c->ep->r[i].send->va + first * rb,
+			    r->host->va + 4ull * (r->sidx - r->gidx + first),
+			    rb, rows);
+}
+
+static m890_status_t combine_xfer(void *ctx, int i, int j,
+				  struct m890_stream *s)
+{
+	struct ep_ctx *c = ctx;
+	struct ep_layout_rank *r = &c->lo->r[i];
+	uint64_t row = 2ull * c->ep->cfg.hidden, src;
+	uint32_t first = r->off[j], rows = r->off[j + 1] - first;
+	m890_status_t st;
+
+	if (!rows)
+		return M890_SUCCESS;
+	st = m890_comm_peer_va(c->ep->comm, i, j, c->peer[j], &src);
+	if (st)
+		return st;
+	return m890_gather(s, c->ep->r[i].fetch->va + first * row, src,
+			   r->host->va + 4ull * (r->sidx - r->gidx + first),
+			   row, rows);
+}
+
+/* Import the windows rank i needs on rank j's @bufs (nothing enqueued). */
+static m890_status_t ep_windows(struct m890_ep *ep, struct m890_ep_layout *lo,
+				struct m890_buffer *const *bufs)
+{
+	uint32_t n = ep->info.num_ranks;
+	uint64_t va;
+	m890_status_t st;
+
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (j != i && lo->r[i].off[j + 1] != lo->r[i].off[j]) {
+				st = m890_comm_peer_va(ep->comm, (int)i, (int)j,
+						       bufs[j], &va);
+				if (st)
+					return st;
+			}
+	return M890_SUCCESS;
+}
+
+/* Rank i's local steps before the exchange: quantize, pack, gather. */
+static m890_status_t dispatch_local(struct m890_ep *ep,
+				    struct ep_layout_rank *r,
+				    struct ep_rank *er, struct m890_stream *s,
+				    struct m890_buffer *x,
+				    struct m890_buffer *counts)
+{
+	uint64_t rb = ep->info.row_bytes, eb = ep->info.elem_bytes;
+	uint64_t src = x->va, sc = ep->scale_bytes;
+	uint32_t t = r->tokens;
+	m890_status_t st = M890_SUCCESS;
+
+	if (t && sc) {
+		st = m890_mx_quantize(s, ep->cfg.dispatch_type, M890_TYPE_BF16,
+				      x->va, er->qe->va, er->qs->va,
+				      (uint64_t)t * ep->cfg.hidden);
+		if (!st)
+			st = m890_memcpy_2d(s, er->packed->va, rb, er->qe->va,
+					    eb, eb, t);
+		if (!st)
+			st = m890_memcpy_2d(s, er->packed->va + eb, rb,
+					    er->qs->va, sc, sc, t);
+		src = er->packed->va;
+	}
+	if (!st && r->off[ep->info.num_ranks])
+		st = m890_gather(s, er->send->va, src, r->host->va, rb,
+				 r->off[ep->info.num_ranks]);
+	if (!st)
+		st = m890_memcpy(s, counts->va,
+				 r->host->va + 4ull * (uint64_t)(r->counts - r->gidx),
+				 ep->info.counts_bytes);
+	return st;
+}
+
+M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
+					   const m890_buffer_t *x,
+					   const uint32_t *nt,
+					   const int32_t *const *idx,
+					   const float *const *w,
+					   const m890_buffer_t *recv,
+					   const m890_buffer_t *counts,
+					   const m890_stream_t *streams)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	struct ep_ctx c;
+	uint32_t n;
+
+	if (st)
+		return st;
+	st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
+	if (st)
+		return st;
+	if (lo->ep != ep)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: the layout belongs to another EP object");
+	st = m890_comm_usable(ep->comm);
+	if (st)
+		return st;
+	if (!x || !nt || !idx || !w || !recv || !counts)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: NULL array");
+	st = ep_streams(ep, streams);
+	if (st)
+		return st;
+	n = ep->info.num_ranks;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t t = nt[i] < ep->cfg.max_tokens_per_rank ? nt[i] :
+			     ep->cfg.max_tokens_per_rank;
+
+		st = ep_buf(ep, x[i], (int)i, 2ull * t * ep->cfg.hidden,
+			    false, "token buffer");
+		if (!st)
+			st = ep_buf(ep, recv[i], (int)i, ep->info.recv_bytes,
+				    n > 1, "receive buffer");
+		if (!st)
+			st = ep_buf(ep, counts[i], (int)i,
+				    ep->info.counts_bytes, true, "count buffer");
+		if (st)
+			return st;
+		for (uint32_t j = 0; j < i; j++)
+			if (recv[j] == recv[i] || x[i] == recv[j] ||
+			    x[j] == recv[i])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_dispatch: ranks %u and %u share a buffer",
+						 j, i);
+		if (x[i] == recv[i] || counts[i] == recv[i] ||
+		    counts[i] == x[i])
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "ep_dispatch: rank %u's token, receive and count buffers must differ",
+					 i);
+	}
+	st = layout_idle(lo);
+	if (st)
+		return st;
+	lo->dispatched = false;
+	st = layout_build(lo, nt, idx, w);
+	if (st)
+		return st;
+	st = ep_windows(ep, lo, recv);
+	if (st)
+		return st;
+	for (uint32_t i = 0; i < n && !st; i++)
+		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[i], x[i],
+				    counts[i]);
+	if (st) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "EP dispatch only partly enqueued: %s",
+			 m890_get_last_error());
+		return m890_comm_set_error(ep->comm, st, msg);
+	}
+	c.ep = ep;
+	c.lo = lo;
+	c.peer = recv;
+	st = m890_comm_exchange(ep->comm, streams, "EP dispatch",
+				dispatch_xfer, &c);
+	layout_used(lo, streams);
+	if (!st)
+		lo->dispatched = true;
+	return st;
+}
+
+M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
+					  const m890_buffer_t *eo,
+					  const m890_buffer_t *out,
+					  const m890_stream_t *streams)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	struct ep_ctx c;
+	uint32_t n;
+
+	if (st)
+		return st;
+	st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
+	if (st)
+		return st;
+	if (lo->ep != ep || !lo->dispatched)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_combine: the layout holds no dispatch of this EP object");
+	st = m890_comm_usable(ep->comm);
+	if (st)
+		return st;
+	if (!eo || !out)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_combine: NULL array");
+	st = ep_streams(ep, streams);
+	if (st)
+		return st;
+	n = ep->info.num_ranks;
+	for (uint32_t i = 0; i < n; i++) {
+		st = ep_buf(ep, eo[i], (int)i, ep->info.expert_out_bytes,
+			    n > 1, "expert output buffer");
+		if (!st)
+			st = ep_buf(ep, out[i], (int)i,
+				    2ull * lo->r[i].tokens * ep->cfg.hidden,
+				    false, "output buffer");
+		if (st)
+			return st;
+		for (uint32_t j = 0; j < n; j++)
+			if (out[i] == eo[j])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_combine: rank %u's output is rank %u's expert output buffer",
+						 i, j);
+	}
+	/* Rank i fetches from rank j what it sent to rank j. */
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (j != i && lo->r[i].off[j + 1] != lo->r[i].off[j]) {
+				uint64_t va;
+
+				st = m890_comm_peer_va(ep->comm, (int)i,
+						       (int)j, eo[j], &va);
+				if (st)
+					return st;
+			}
+	c.ep = ep;
+	c.lo = lo;
+	c.peer = eo;
+	st = m890_comm_exchange(ep->comm, streams, "EP combine",
+				combine_xfer, &c);
+	if (st)
+		return st;	/* the exchange made it sticky */
+	for (uint32_t i = 0; i < n && !st; i++) {
+		struct ep_layout_rank *r = &lo->r[i];
+		uint64_t base = r->host->va;
+
+		if (!r->tokens)
+			continue;
+		st = m890_reduce(streams[i], M890_TYPE_BF16, out[i]->va,
+				 ep->r[i].fetch->va,
+				 base + 4ull * (uint64_t)(r->ridx - r->gidx),
+				 base + 4ull * (uint64_t)((uint32_t *)r->w - r->gidx),
+				 r->tokens, ep->cfg.hidden, ep->cfg.top_k);
+		if (!st)
+			st = m890_stream_flush(streams[i]);
+	}
+	if (st) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "EP combine only partly enqueued: %s",
+			 m890_get_last_error());
+		m890_comm_set_error(ep->comm, st, msg);
+	}
+	layout_used(lo, streams);
+	return st;
+}

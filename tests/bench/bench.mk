@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+#
+# Benchmark programs (`make bench`, see Documentation/performance.rst):
+#   build/bin/a2a_perf           guest: all-to-all bandwidth (libm890)
+#   build/bin/ep_perf            guest: EP dispatch/combine times (libm890)
+#   build/bench/memcpy_bw        host: memcpy bandwidth, the table's limit
+#   build/bench/mpi_a2a_perf     host: Open MPI MPI_Alltoall baseline
+# The guest programs go into the guest image with the other programs; the
+# host programs are built only by `make bench` (they need Open MPI, which
+# `deps.sh bench` installs).
+# Needs libm890/libm890.mk (included first by the top-level Makefile).
+
+M890_BUILD ?= build
+BENCH_HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
+
+.PHONY: bench-guest bench-host userspace
+
+bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf
+userspace: bench-guest
+bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
+
+$(M890_BUILD)/bin/ep_perf: tests/bench/ep_perf.c tests/bench/size_arg.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+$(M890_BUILD)/bin/a2a_perf: tests/bench/a2a_perf.c tests/bench/size_arg.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+$(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/size_arg.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_HOST_CFLAGS) -o $@ $<
+
+$(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/size_arg.h
+	@mkdir -p $(@D)
+	mpicc $(BENCH_HOST_CFLAGS) -o $@ $<

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# `make bench`: all-to-all on the emulated cards (a2a_perf) side by side
+# with Open MPI's MPI_Alltoall on the host (mpi_a2a_perf) and the host's
+# memcpy bandwidth (memcpy_bw), then the EP dispatch/combine figures
+# (ep_perf).  Prints one table, writes everything to build/bench/:
+#   memcpy.txt mpi.txt guest.txt   raw outputs
+#   alltoall.txt                   the side-by-side table
+#   busbw.png                      busbw against bytes per peer (gnuplot)
+#   ep.txt                         ep_perf's figures
+#
+# Environment: QEMU, KERNEL, INITRD (as for guest-run.sh); CARDS, HBM_MB,
+# GUEST_TIMEOUT; A2A_ARGS (sizes per peer, nccl-tests options) and
+# EP_ARGS (ep_perf options).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/bench
+mkdir -p "$out" "$top/build/logs"
+cards=${CARDS:-8}
+a2a_args=${A2A_ARGS:--b 1K -e 64M -f 4 -n 5 -w 1 -c 1}
+ep_args=${EP_ARGS:--n 3 -w 1}
+
+# The size options of a2a_args, for memcpy_bw.
+sizes=$(echo "$a2a_args" | grep -oE -- '-[bef] *[0-9]+[KkMmGg]?' | tr '\n' ' ')
+
+echo "== host memcpy bandwidth (the limit)"
+"$top/build/bench/memcpy_bw" $sizes -g "$cards" | tee "$out/memcpy.txt" || exit 1
+
+echo "== Open MPI MPI_Alltoall on the host, $cards processes"
+mpirun --allow-run-as-root --oversubscribe -np "$cards" --mca btl self,vader \
+	--mca mpi_yield_when_idle 1 \
+	"$top/build/bench/mpi_a2a_perf" $a2a_args | tee "$out/mpi.txt"
+mpi_rc=${PIPESTATUS[0]}
+
+echo "== libm890 on $cards emulated cards (guest console: build/logs/bench.log)"
+"$top/scripts/guest-run.sh" -n "$cards" -m "${HBM_MB:-2048}" -t "${GUEST_TIMEOUT:-3600}" \
+	-l "$top/build/logs/bench.log" -- \
+	"echo '@@ a2a_perf'; a2a_perf $a2a_args; echo '@@ ep_perf'; ep_perf $ep_args" \
+	>"$out/guest.txt" 2>&1
+guest_rc=$?
+if [ $guest_rc != 0 ]; then
+	echo "bench: the guest run failed (status $guest_rc):" >&2
+	tail -5 "$out/guest.txt" >&2
+fi
+awk '/^@@ a2a_perf/{p=1; next} /^@@ ep_perf/{p=0} p && /^(#|  )/' "$out/guest.txt" >"$out/a2a.txt"
+awk '/^@@ ep_perf/{p=1; next} p && /^(#|  )/' "$out/guest.txt" >"$out/ep.txt"
+cat "$out/a2a.txt"
+
+# One row per size: join the three outputs on the size column.
+awk -v n="$cards" '
+	FILENAME ~ /memcpy/ && !/^#/ { mc[$1] = $2; next }
+	FILENAME ~ /mpi/ && !/^#/ { mpi[$1] = $6; mpiw[$1] = $7; next }
+	FILENAME ~ /a2a/ && !/^#/ && NF >= 10 {
+		size[++k] = $1; wall[$1] = $6; wrong[$1] = $7; model[$1] = $9
+	}
+	END {
+		printf "# all-to-all on %d ranks: busbw in GB/s (busbw = algbw * (n-1)/n)\n", n
+		printf "# %10s %12s %9s %9s %9s %9s %8s %8s %6s\n", "B/peer", "size(B)",
+		       "libm890", "modelled", "OpenMPI", "memcpy", "m890/mc", "mpi/mc", "#wrong"
+		for (i = 1; i <= k; i++) {
+			s = size[i]
+			c = mc[s] + 0
+			printf "  %10d %12d %9.3f %9.2f %9.3f %9.2f %8.4f %8.4f %6s\n",
+			       s / n, s, wall[s], model[s], mpi[s], c,
+			       c ? wall[s] / c : 0, c ? mpi[s] / c : 0,
+			       wrong[s] "/" (mpiw[s] == "" ? "-" : mpiw[s])
+		}
+	}' "$out/memcpy.txt" "$out/mpi.txt" "$out/a2a.txt" >"$out/alltoall.txt"
+
+echo
+echo "== side by side ($out/alltoall.txt)"
+cat "$out/alltoall.txt"
+echo
+echo "== EP dispatch/combine ($out/ep.txt)"
+cat "$out/ep.txt"
+
+gnuplot <<EOF
+set terminal png size 900,600
+set output "$out/busbw.png"
+set title "All-to-all busbw, $cards ranks: libm890 (emulated cards) vs Open MPI vs host memcpy"
+set xlabel "bytes per peer"
+set ylabel "GB/s"
+set logscale xy 2
+set format x "%.0b%B"
+set key left top noenhanced
+set format y "%g"
+set grid
+plot "$out/alltoall.txt" using 1:3 with linespoints title "libm890 busbw (wall, TCG)", \
+     "" using 1:4 with linespoints title "libm890 busbw (modelled M890)", \
+     "" using 1:5 with linespoints title "Open MPI MPI_Alltoall busbw", \
+     "" using 1:6 with lines dashtype 2 title "host memcpy (limit)"
+EOF
+echo "plot: $out/busbw.png"
+
+grep -q '#wrong 0' "$out/ep.txt" || { echo "bench: ep_perf failed or found wrong data" >&2; guest_rc=1; }
+[ "$mpi_rc" = 0 ] && [ "$guest_rc" = 0 ]

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: libm890 one-process-per-card communicator tests (guest)
+ *
+ * The test forks one process per card.  Each opens only its card, joins
+ * the communicator through a Unix socket (m890_comm_create_rank), registers
+ * its receive buffer, and runs two all-to-alls of different sizes and
+ * patterns, checking every byte; the refused calls (in place, an
+ * unregistered buffer, a size past a peer's buffer, the all-ranks calls)
+ * are tried in between.  Then the last rank exits without joining a third
+ * all-to-all: the others must time out with a message naming it, abort
+ * must return promptly, and later calls must fail cleanly.  Each child
+ * reports its checks through a pipe; the parent prints one TAP line per
+ * check and rank.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#define MAXN 64
+#define BLOCK 12289u		/* odd, crosses pages */
+#define NCHECK 9
+
+static const char *const check_name[NCHECK] = {
+	"joins the communicator through the socket",
+	"registers its receive buffer",
+	"all-to-all #1: every byte in place",
+	"all-to-all #2 (other size and pattern): every byte in place",
+	"in place, unregistered buffer, oversized and all-ranks calls refused",
+	"a peer that exits: timeout naming it",
+	"abort returns promptly, later calls fail cleanly",
+	"destroys everything",
+	"exits cleanly",
+};
+
+static uint8_t pat(int from, int to, uint64_t off, int round)
+{
+	return (uint8_t)(from * 37 + to * 11 + off * 3 + (off >> 10) + round * 71 + 5);
+}
+
+struct ctx {
+	int n, me;
+	m890_device_t dev;
+	m890_stream_t str;
+	m890_buffer_t sb, rb, hb;
+	uint8_t *hp;
+};
+
+static int a2a_round(struct ctx *c, m890_comm_t comm, uint64_t b, int round)
+{
+	uint64_t wrong = 0;
+
+	for (int j = 0; j < c->n; j++)
+		for (uint64_t o = 0; o < b; o++)
+			c->hp[j * b + o] = pat(c->me, j, o, round);
+	if (m890_memcpy_htod(c->str, c->sb, 0, c->hb, 0, b * c->n) ||
+	    m890_alltoall_rank(comm, c->sb, c->rb, b, c->str) ||
+	    m890_comm_synchronize(comm, &c->str) ||
+	    m890_memcpy_dtoh(c->str, c->hb, 0, c->rb, 0, b * c->n) ||
+	    m890_stream_synchronize(c->str)) {
+		printf("# rank %d round %d: %s\n", c->me, round, m890_get_last_error());
+		return 0;
+	}
+	for (int i = 0; i < c->n; i++)
+		for (uint64_t o = 0; o < b; o++)
+			wrong += c->hp[i * b + o] != pat(i, c->me, o, round);
+	if (wrong)
+		printf("# rank %d round %d: %llu wrong bytes\n", c->me, round,
+		       (unsigned long long)wrong);
+	return !wrong;
+}
+
+/* The child of rank @me: returns a bit mask of passed checks. */
+static unsigned int child(int me, int n, const char *path)
+{
+	struct m890_comm_config cfg = M890_COMM_CONFIG_INIT;
+	struct ctx c = { .n = n, .me = me };
+	m890_buffer_t other;
+	m890_comm_t comm;
+	m890_status_t st;
+	unsigned int ok = 0;
+	uint64_t total = (uint64_t)BLOCK * n;
+	int64_t t0;
+	void *p;
+	int r;
+
+	cfg.timeout_ns = 3000000000ull;
+	if (m890_device_open(me, &c.dev) || m890_stream_create(c.dev, &c.str) ||
+	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.sb) ||
+	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.rb) ||
+	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &other) ||
+	    m890_buffer_alloc(c.dev, total, M890_MEM_HOST, &c.hb) ||
+	    m890_buffer_map(c.hb, &p)) {
+		printf("# rank %d setup: %s\n", me, m890_get_last_error());
+		return 0;
+	}
+	c.hp = p;
+	st = m890_comm_create_rank(c.dev, me, n, path, &cfg, &comm);
+	if (st) {
+		printf("# rank %d: %s\n", me, m890_get_last_error());
+		return 0;
+	}
+	ok |= (m890_comm_rank(comm, &r) == M890_SUCCESS && r == me) << 0;
+	if (m890_comm_register(comm, c.rb) == M890_SUCCESS)
+		ok |= 1u << 1;
+	else
+		printf("# rank %d register: %s\n", me, m890_get_last_error());
+	ok |= a2a_round(&c, comm, BLOCK, 1) << 2;
+	ok |= a2a_round(&c, comm, BLOCK / 3, 2) << 3;
+	{
+		m890_buffer_t arr[MAXN] = { 0 };
+		int good = 1;
+
+		arr[me] = c.sb;
+		good &= m890_alltoall_rank(comm, c.rb, c.rb, 64, c.str) ==
+			M890_ERROR_INVALID_ARGUMENT;
+		good &= m890_alltoall_rank(comm, c.sb, other, 64, c.str) ==
+			M890_ERROR_INVALID_ARGUMENT &&
+			strstr(m890_get_last_error(), "not registered");
+		good &= m890_alltoall_rank(comm, c.sb, c.rb, BLOCK + 1, c.str) ==
+			M890_ERROR_INVALID_ARGUMENT;
+		good &= m890_alltoall(comm, arr, arr, 64, &c.str) ==
+			M890_ERROR_INVALID_ARGUMENT &&
+			strstr(m890_get_last_error(), "m890_alltoall_rank");
+		if (!good)
+			printf("# rank %d refused calls: %s\n", me, m890_get_last_error());
+		ok |= (unsigned int)good << 4;
+	}
+	if (me == n - 1) {
+		/* This rank "dies": it never joins all-to-all #3. */
+		fflush(stdout);
+		_exit(0x80 | (int)ok);
+	}
+	st = m890_alltoall_rank(comm, c.sb, c.rb, 64, c.str);
+	if (!st)
+		st = m890_comm_synchronize(comm, &c.str);
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "waiting for rank %d to join", n - 1);
+		if (st == M890_ERROR_TIMEOUT && strstr(m890_get_last_error(), want))
+			ok |= 1u << 5;
+		else
+			printf("# rank %d: %s: %s\n", me, m890_status_string(st),
+			       m890_get_last_error());
+	}
+	t0 = (int64_t)time(NULL);
+	st = m890_comm_abort(comm);
+	if (st == M890_SUCCESS && m890_stream_synchronize(c.str) == M890_SUCCESS &&
+	    (int64_t)time(NULL) - t0 < 10 &&
+	    m890_alltoall_rank(comm, c.sb, c.rb, 64, c.str) != M890_SUCCESS)
+		ok |= 1u << 6;
+	else
+		printf("# rank %d abort: %s\n", me, m890_get_last_error());
+	if (m890_comm_destroy(comm) == M890_SUCCESS &&
+	    m890_buffer_free(c.sb) == M890_SUCCESS &&
+	    m890_buffer_free(c.rb) == M890_SUCCESS &&
+	    m890_buffer_free(other) == M890_SUCCESS &&
+	    m890_buffer_free(c.hb) == M890_SUCCESS &&
+	    m890_stream_destroy(c.str) == M890_SUCCESS &&
+	    m890_device_close(c.dev) == M890_SUCCESS)
+		ok |= 1u << 7;
+	else
+		printf("# rank %d teardown: %s\n", me, m890_get_last_error());
+	return ok | 1u << 8;
+}
+
+int main(void)
+{
+	pid_t pid[MAXN];
+	int n, fdp[MAXN][2];
+	char path[64];
+
+	if (m890_device_count(&n) || n < 2) {
+		tap_skip("needs two cards", "one process per card");
+		return tap_done();
+	}
+	if (n > MAXN)
+		n = MAXN;
+	snprintf(path, sizeof(path), "/tmp/m890-mproc-%d.sock", (int)getpid());
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		if (pipe(fdp[i]))
+			return 1;
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			unsigned int ok;
+
+			close(fdp[i][0]);
+			alarm(120);	/* never hang the suite */
+			ok = child(i, n, path);
+			if (write(fdp[i][1], &ok, sizeof(ok)) != sizeof(ok))
+				_exit(2);
+			fflush(stdout);
+			_exit(0);
+		}
+		close(fdp[i][1]);
+	}
+	for (int i = 0; i < n; i++) {
+		unsigned int ok = 0;
+		int status = 0;
+		ssize_t got = read(fdp[i][0], &ok, sizeof(ok));
+
+		waitpid(pid[i], &status, 0);
+		close(fdp[i][0]);
+		if (i == n - 1) {
+			/* Exited on purpose before all-to-all #3. */
+			ok = WIFEXITED(status) && WEXITSTATUS(status) & 0x80 ?
+			     (unsigned int)WEXITSTATUS(status) & 0x7f : 0;
+			for (int k = 0; k < 5; k++)
+				tap_ok(ok >> k & 1, "rank %d of %d: %s", i, n, check_name[k]);
+			tap_ok(WIFEXITED(status), "rank %d of %d: exits before all-to-all #3",
+			       i, n);
+			continue;
+		}
+		if (got != sizeof(ok) || !WIFEXITED(status) || WEXITSTATUS(status))
+			ok &= ~(1u << 8);
+		for (int k = 0; k < NCHECK; k++)
+			tap_ok(ok >> k & 1, "rank %d of %d: %s", i, n, check_name[k]);
+	}
+	unlink(path);
+	return tap_done();
+}
