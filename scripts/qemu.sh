@@ -15,7 +15,7 @@ set -euo pipefail
 
 CACHE=${M890_CACHE:-$HOME/.cache/m890}
 # The device's qtests: tests/qtest/NAME.c, built and installed as NAME.
-QTESTS="m890-test m890-hazard-test m890-mmu-test"
+QTESTS="m890-test m890-hazard-test m890-mmu-test m890-fuzz-test"
 top=$(cd "$(dirname "$0")/.." && pwd)
 qroot=$CACHE/qemu
 bdir=$qroot/build
