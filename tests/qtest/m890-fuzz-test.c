@@ -25,7 +25,7 @@
  * to run several consecutive seeds.
  */
 #include "qemu/osdep.h"
-#include <signal.h>
+#include "qemu/cutils.h"
 #include "m890-qtest.h"
 
 #define DEFAULT_SEED    0x4d383930ull
@@ -422,21 +422,35 @@ static void prepare(int i)
     tables[i][ntables[i]++] = l1;
 }
 
+/* The number in environment variable @name, or @def if it is unset. */
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+    const char *s = getenv(name);
+    uint64_t v;
+
+    if (!s) {
+        return def;
+    }
+    if (qemu_strtou64(s, NULL, 0, &v) < 0) {
+        g_error("%s: '%s' is not a number", name, s);
+    }
+    return v;
+}
+
 static void test_fuzz(const void *opaque)
 {
     uint64_t seed = *(const uint64_t *)opaque;
-    const char *env = getenv("M890_FUZZ_OPS");
-    unsigned long ops = env ? strtoul(env, NULL, 0) : DEFAULT_OPS;
-    unsigned long n;
+    uint64_t ops = env_u64("M890_FUZZ_OPS", DEFAULT_OPS), n;
+    struct sigaction sa = { .sa_handler = watchdog };
 
-    g_test_message("seed 0x%" PRIx64 ", %lu operations", seed, ops);
+    g_test_message("seed 0x%" PRIx64 ", %" PRIu64 " operations", seed, ops);
     rng = seed ? seed : 1;
     qs = m890t_boot();
     card_init(qs, &cards[0], 0);
     card_init(qs, &cards[1], 1);
     prepare(0);
     prepare(1);
-    signal(SIGALRM, watchdog);
+    sigaction(SIGALRM, &sa, NULL);
     for (n = 0; n < ops; n++) {
         if (n % BATCH == 0) {
             alarm(WATCHDOG_S);
@@ -455,18 +469,16 @@ static void test_fuzz(const void *opaque)
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("M890_FUZZ_SEED");
-    const char *nenv = getenv("M890_FUZZ_SEEDS");
-    unsigned long i, nseeds = nenv ? strtoul(nenv, NULL, 0) : 1;
+    uint64_t seed0 = env_u64("M890_FUZZ_SEED", DEFAULT_SEED);
+    uint64_t i, nseeds = MAX(env_u64("M890_FUZZ_SEEDS", 1), 1);
     uint64_t *seeds;
 
     g_test_init(&argc, &argv, NULL);
-    nseeds = MAX(nseeds, 1);
     seeds = g_new(uint64_t, nseeds);
     for (i = 0; i < nseeds; i++) {
         g_autofree char *name = NULL;
 
-        seeds[i] = (env ? strtoull(env, NULL, 0) : DEFAULT_SEED) + i;
+        seeds[i] = seed0 + i;
         name = g_strdup_printf("/m890/fuzz/seed-0x%" PRIx64, seeds[i]);
         qtest_add_data_func(name, &seeds[i], test_fuzz);
     }
