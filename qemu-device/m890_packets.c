@@ -14,6 +14,9 @@
  * Long packets work in steps bounded by the run's byte budget and resume
  * from q->progress, so a 1 TiB copy cannot hold the main loop.  The
  * modelled clock is charged per byte according to where the bytes went.
+ * GATHER/SCATTER and REDUCE read a row's index (and weight) entries once
+ * into the queue (q->snap_*) and compute every piece of that row, also in
+ * later runs, from that checked copy.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
