@@ -183,6 +183,10 @@ enum m890_sw_op {
 	M890_SW_OP_PORT_GET = 2,	/* arg: port; DATA: enum m890_sw_port_word */
 	M890_SW_OP_PORT_SET_ADMIN = 3,	/* arg: port; ARG0: 0 down, 1 up */
 	M890_SW_OP_PORT_CLEAR = 4,	/* arg: port; counters to zero */
+	M890_SW_OP_PORT_SET_PARTITION = 5, /* arg: port; ARG0: partition */
+	M890_SW_OP_ROUTE_GET = 6,	/* arg: fabric id; DATA0: route entry */
+	M890_SW_OP_ROUTE_SET = 7,	/* arg: fabric id; ARG0: route entry */
+	M890_SW_OP_PORT_INJECT = 8,	/* arg: port; ARG0: kind; ARG1: count */
 };
 
 enum m890_sw_status {
@@ -205,10 +209,40 @@ enum m890_sw_port_word {
 	M890_SW_PORT_RX_PKTS = 7,
 	M890_SW_PORT_ERRORS = 8,
 	M890_SW_PORT_LINK_DOWN = 9,
-	M890_SW_PORT_WORDS = 10,
+	M890_SW_PORT_INJECT_DROPS = 10,	/* transfers still to be dropped */
+	M890_SW_PORT_WORDS = 11,
 };
 
 #define M890_SW_PORTS			64
+#define M890_SW_PARTITIONS		64	/* partition ids 0..63 */
+
+/* ROUTE_GET/ROUTE_SET entry (spec §8.3, §8.5); other bits must be 0 */
+#define M890_SW_ROUTE_EGRESS_MASK	0xffull	/* egress port, < 64 */
+#define M890_SW_ROUTE_ENABLED		(1ull << 8)
+
+/* PORT_INJECT kinds in ARG0 (spec §8.3, §8.5) */
+enum m890_sw_inject {
+	M890_SW_INJECT_CLEAR = 0,	/* cancel pending drops */
+	M890_SW_INJECT_LINK_ERROR = 1,	/* oper UP -> ERROR */
+	M890_SW_INJECT_DROP = 2,	/* drop the next ARG1 transfers */
+};
+
+#define M890_SW_INJECT_DROP_MAX		(1ull << 32)	/* ARG1 of kind 2 */
+
+/* SW_EVENT word (spec §8.4) */
+#define M890_SW_EVENT_ID_MASK		0x000000ffu	/* port or fabric id */
+#define M890_SW_EVENT_VALUE_SHIFT	8
+#define M890_SW_EVENT_VALUE_MASK	0x0000ff00u
+#define M890_SW_EVENT_TYPE_SHIFT	16
+#define M890_SW_EVENT_TYPE_MASK		0x00ff0000u
+
+enum m890_sw_event_type {
+	M890_SW_EVENT_LINK = 0,		/* port; value: new oper state */
+	M890_SW_EVENT_PARTITION = 1,	/* port; value: new partition */
+	M890_SW_EVENT_ROUTE = 2,	/* fabric id; value: egress or 0xff */
+};
+
+#define M890_SW_EVENT_ROUTE_DISABLED	0xff
 
 /* port link states (spec §8.2) */
 enum m890_link_state {

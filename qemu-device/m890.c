@@ -479,9 +479,10 @@ void m890_kick(M890State *s)
 
 void m890_fabric_event(M890State *s, const struct icn_event *ev)
 {
-    s->sw_event = ev->port | (uint32_t)ev->oper << 8;
+    s->sw_event = icn_event_word(ev);
     s->sw_event_seq++;
-    trace_m890_fabric_event(ev->port, ev->admin, ev->oper, ev->present);
+    trace_m890_fabric_event(ev->type, ev->port, ev->value, ev->admin,
+                            ev->oper, ev->present);
     m890_raise_event(s, M890_EVT_FABRIC);
 }
 
@@ -646,6 +647,7 @@ static const Property m890_properties[] = {
     DEFINE_PROP_LINK("switch", M890State, sw, TYPE_ICN_SWITCH,
                      IcnSwitchState *),
     DEFINE_PROP_UINT8("port", M890State, port, M890_PORT_NONE),
+    DEFINE_PROP_BOOL("switch-mgmt", M890State, sw_mgmt, true),
     DEFINE_PROP_UINT32("queues", M890State, num_queues, 16),
 };
 

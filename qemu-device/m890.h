@@ -114,6 +114,7 @@ struct M890State {
     HostMemoryBackend *hostmem;
     IcnSwitchState *sw;
     uint8_t port;
+    bool sw_mgmt;               /* may change switch state (spec §8.3) */
     uint32_t num_queues;
 
     MemoryRegion regs;

@@ -35,7 +35,7 @@ typedef struct M890Seg {
     uint8_t *ptr;               /* HBM or peer HBM; NULL: host DMA */
     uint64_t dma;
     uint64_t len;
-    int peer;                   /* fabric port, -1 if not PEER */
+    int peer;                   /* egress port, -1 if not PEER */
     uint32_t hfs_per_byte;
 } M890Seg;
 
@@ -70,6 +70,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
                     bool write, M890Seg *g)
 {
     M890Xlate x;
+    unsigned int egress;
     int ret, r;
 
     ret = m890_mmu_translate(s, q, va, write, &x);
@@ -98,7 +99,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             return M890_QERR_FABRIC;
         }
         r = icn_switch_peer_ptr(s->sw->core, s->port, x.peer, x.addr,
-                                g->len, &g->ptr);
+                                g->len, &g->ptr, &egress);
         if (r == -ERANGE) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
             return M890_QERR_MMU_FAULT;
@@ -108,7 +109,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
             return M890_QERR_FABRIC;
         }
-        g->peer = x.peer;
+        g->peer = egress;
         g->hfs_per_byte = M890_HFS_PER_BYTE_PEER;
         if (!q->crossed) {
             q->crossed = true;

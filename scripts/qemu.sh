@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Build QEMU 10.0 (Debian's source package) with the M890 device model and
-# its qtests, and print the directory holding qemu-system-x86_64 and the
-# m890*-test programs as the last line on stdout.
+# its qtests (one per tests/qtest/*.c), and print the directory holding
+# qemu-system-x86_64 and the qtest binaries as the last line on stdout.
 #
 # The binaries go to $M890_CACHE/qemu/bin-<qemu version>-<hash>, where the
 # hash covers qemu-device/, tests/qtest/, this script and the contract
@@ -14,8 +14,6 @@
 set -euo pipefail
 
 CACHE=${M890_CACHE:-$HOME/.cache/m890}
-# The device's qtests: tests/qtest/NAME.c, built and installed as NAME.
-QTESTS="m890-test m890-hazard-test m890-mmu-test m890-fuzz-test"
 top=$(cd "$(dirname "$0")/.." && pwd)
 qroot=$CACHE/qemu
 bdir=$qroot/build
@@ -56,15 +54,21 @@ if [ -z "$srcdir" ] || [ ! -f "$srcdir/meson.build" ]; then
 fi
 qver=${srcdir##*/qemu-}
 
+# The qtests: tests/qtest/NAME.c builds tests/qtest/NAME.
+qtests=$(cd "$top/tests/qtest" && ls -- *.c | sed 's/\.c$//' | LC_ALL=C sort)
+
 # 2. Nothing to do if this exact device was built already.
+have_all() {
+	local t
+	[ -x "$bindir/qemu-system-x86_64" ] || return 1
+	for t in $qtests; do
+		[ -x "$bindir/$t" ] || return 1
+	done
+}
 hash=$(cd "$top" && dev_files | while read -r f; do
 	echo "$f"; sha256sum <"$f"; done | sha256sum | cut -c1-12)
 bindir=$qroot/bin-$qver-$hash
-built=yes
-for t in qemu-system-x86_64 $QTESTS; do
-	[ -x "$bindir/$t" ] || built=no
-done
-if [ $built = yes ] && [ -e "$qroot/share/qemu" ]; then
+if have_all && [ -e "$qroot/share/qemu" ]; then
 	echo "$bindir"
 	exit 0
 fi
@@ -125,7 +129,7 @@ s = s.replace("\n      'input-barrier':", "\n      'icn-switch':                
 open(p, "w").write(s)
 PY
 grep -q "'icn-switch':" "$srcdir/qapi/qom.json" || fail "cannot patch qapi/qom.json"
-for t in $QTESTS; do
+for t in $qtests; do
 	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" ||
 		sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['$t']|" \
 			"$srcdir/tests/qtest/meson.build"
@@ -141,8 +145,9 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		--python=/usr/bin/python3) >"$log" 2>&1 || fail "configure failed"
 fi
 echo "qemu.sh: building qemu $qver with the m890 device (log: $log)" >&2
-nice ninja -C "$bdir" -j 2 qemu-system-x86_64 \
-	$(for t in $QTESTS; do echo "tests/qtest/$t"; done) >"$log" 2>&1 ||
+# shellcheck disable=SC2046
+nice ninja -C "$bdir" -j 2 qemu-system-x86_64 $(printf 'tests/qtest/%s ' $qtests) \
+	>"$log" 2>&1 ||
 	fail "build failed"
 
 # 6. Install into a content-addressed directory.  QEMU looks for its
@@ -154,7 +159,7 @@ tmp=$bindir.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"
 cp "$bdir/qemu-system-x86_64" "$tmp/"
-for t in $QTESTS; do
+for t in $qtests; do
 	cp "$bdir/tests/qtest/$t" "$tmp/"
 done
 rm -rf "$bindir"
