@@ -579,6 +579,7 @@ static void m890_realize(PCIDevice *pdev, Error **errp)
     if (s->sw && m890_switch_attach(s, errp) < 0) {
         goto err_timers;
     }
+    m890_async_init(s);
     host_memory_backend_set_mapped(s->hostmem, true);
     m890_soft_reset(s);
     return;
@@ -602,6 +603,7 @@ static void m890_exit(PCIDevice *pdev)
 {
     M890State *s = M890(pdev);
 
+    m890_async_fini(s);
     m890_switch_detach(s);
     timer_free(s->wait_timer);
     s->wait_timer = NULL;

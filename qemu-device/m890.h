@@ -13,6 +13,7 @@
 #include "qom/object.h"
 #include "system/hostmem.h"
 #include "qemu/timer.h"
+#include "qemu/thread.h"
 
 #include "m890_regs.h"
 #include "m890_packets.h"
@@ -36,6 +37,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
  */
 #define M890_STEP_CHARGE        4096ull
 #define M890_REDUCE_MAX_K       64      /* REDUCE k, spec 7.10 */
+#define M890_ASYNC_MIN          (256 * 1024)    /* shorter COPYs stay inline */
+#define M890_ASYNC_PIECE        (4ull << 20)    /* bytes per worker job */
+#define M890_ASYNC_SEGS         64
 #define M890_WAIT_POLL_NS       10000   /* 10 us */
 #define M890_MAX_COPY           (1ull << 40)
 #define M890_VA_LIMIT           (1ull << M890_VA_BITS)
@@ -76,6 +80,35 @@ typedef struct M890Xlate {
     uint64_t len;               /* bytes from va to the end of the page */
 } M890Xlate;
 
+/* One contiguous piece of a worker job: host pointers on both sides. */
+typedef struct M890JobSeg {
+    void *src, *dst;
+    uint64_t len;
+    void *src_map, *dst_map;    /* address_space_map() results or NULL */
+    uint64_t src_map_len, dst_map_len;
+} M890JobSeg;
+
+typedef enum M890JobState {
+    M890_JOB_FREE,              /* BQL side may build a job */
+    M890_JOB_QUEUED,            /* built, waiting for the worker */
+    M890_JOB_RUNNING,           /* the worker copies */
+    M890_JOB_DONE,              /* copied, completion BH pending */
+} M890JobState;
+
+/*
+ * The copy worker's job (m890_worker.c).  state is protected by
+ * worker_lock; the rest is written under the BQL while state is FREE and
+ * read by the worker only while RUNNING.
+ */
+typedef struct M890Job {
+    M890JobState state;
+    uint32_t qid;
+    unsigned int nseg;
+    uint64_t bytes;
+    uint64_t hfs;               /* modelled clock charge, half-fs */
+    M890JobSeg seg[M890_ASYNC_SEGS];
+} M890Job;
+
 typedef struct M890Queue {
     uint32_t index;
     /* registers */
@@ -96,6 +129,7 @@ typedef struct M890Queue {
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
     bool crossed;               /* pkt already paid the switch latency */
+    bool busy;                  /* a piece of pkt is with the copy worker */
     /*
      * Index (and REDUCE weight) list entries of row snap_row, read once
      * when the row starts and used for all its pieces, even across runs:
@@ -153,6 +187,15 @@ struct M890State {
     uint32_t sw_event_seq;
 
     M890Queue queues[M890_MAX_QUEUES];
+
+    /* copy worker, see m890_worker.c */
+    QemuThread worker;
+    QemuMutex worker_lock;      /* job.state, worker_stop */
+    QemuCond worker_wake;       /* a job was queued, or stop */
+    QemuCond worker_idle;       /* the job left RUNNING */
+    bool worker_stop;
+    QEMUBH *job_bh;             /* completion, under the BQL */
+    M890Job job;
 };
 
 /* m890.c */
@@ -183,6 +226,7 @@ enum {
     M890_EXEC_DONE = -1,        /* packet finished */
     M890_EXEC_MORE = -2,        /* budget used up, call again */
     M890_EXEC_WAIT = -3,        /* WAIT condition false */
+    M890_EXEC_ASYNC = -4,       /* a piece went to the copy worker */
 };
 typedef struct M890Budget {
     uint32_t packets;
@@ -191,6 +235,14 @@ typedef struct M890Budget {
 } M890Budget;
 /* Returns M890_EXEC_* or a positive enum m890_qerr. */
 int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
+
+/* m890_worker.c */
+void m890_async_init(M890State *s);
+void m890_async_fini(M890State *s);
+bool m890_async_idle(M890State *s);
+void m890_async_submit(M890State *s, M890Queue *q);
+void m890_async_cancel(M890State *s, M890Queue *q);
+void m890_job_unmap(M890State *s, bool written);
 
 /* m890_switch.c */
 int m890_switch_attach(M890State *s, Error **errp);

@@ -14,10 +14,14 @@
  * Long packets work in steps bounded by the run's byte budget and resume
  * from q->progress, so a 1 TiB copy cannot hold the main loop.  The
  * modelled clock is charged per byte according to where the bytes went.
+ * GATHER/SCATTER and REDUCE read a row's index (and weight) entries once
+ * into the queue (q->snap_*) and compute every piece of that row, also in
+ * later runs, from that checked copy.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
 #include <math.h>
 
@@ -220,6 +224,102 @@ static int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
     return 0;
 }
 
+/*
+ * Host pointer for @n bytes at segment @g, mapping host memory; NULL if
+ * the segment is not RAM the device can access directly (MMIO, nothing,
+ * a bounce buffer would be needed).  *@n may shrink to what was mapped.
+ */
+static void *m890_seg_map(M890State *s, const M890Seg *g, uint64_t *n,
+                          bool write, void **map, uint64_t *map_len)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    hwaddr xlat, l = *n, plen;
+    MemoryRegion *mr;
+    void *p;
+
+    *map = NULL;
+    if (g->ptr) {
+        return g->ptr;
+    }
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(as, g->dma, &xlat, &l, write, attrs);
+        if (!memory_access_is_direct(mr, write, attrs)) {
+            return NULL;
+        }
+    }
+    plen = MIN(l, *n);
+    p = address_space_map(as, g->dma, &plen, write, attrs);
+    if (!p) {
+        return NULL;
+    }
+    *map = p;
+    *map_len = plen;
+    *n = MIN(*n, plen);
+    return p;
+}
+
+/*
+ * Hand up to M890_ASYNC_PIECE bytes of a forward copy to the copy worker
+ * (m890_worker.c).  Returns M890_EXEC_ASYNC when a piece was queued, 0
+ * when the next bytes must be copied inline, or a qerr (a fault of any
+ * page of the piece; nothing of the piece is then written).
+ */
+static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
+                           uint64_t dst, uint64_t len, M890Budget *b)
+{
+    M890Job *j = &s->job;
+    M890JobSeg *js;
+    M890Seg sg, dg;
+    uint64_t n;
+    int ret;
+
+    if (len < M890_ASYNC_MIN || !m890_async_idle(s)) {
+        return 0;
+    }
+    while (j->bytes < len && b->bytes && j->nseg < M890_ASYNC_SEGS &&
+           j->bytes < M890_ASYNC_PIECE) {
+        n = MIN(MIN(len - j->bytes, b->bytes), M890_ASYNC_PIECE - j->bytes);
+        ret = m890_seg(s, q, src + j->bytes, n, false, &sg);
+        if (!ret) {
+            ret = m890_seg(s, q, dst + j->bytes, n, true, &dg);
+        }
+        if (ret) {
+            m890_job_unmap(s, false);
+            return ret;
+        }
+        if (sg.peer >= 0 || dg.peer >= 0) {
+            break;                      /* the fabric stays inline */
+        }
+        n = MIN(sg.len, dg.len);
+        js = &j->seg[j->nseg];
+        js->dst_map = NULL;
+        js->src = m890_seg_map(s, &sg, &n, false, &js->src_map,
+                               &js->src_map_len);
+        if (js->src) {
+            js->dst = m890_seg_map(s, &dg, &n, true, &js->dst_map,
+                                   &js->dst_map_len);
+        }
+        if (!js->src || !js->dst) {
+            if (js->src_map) {
+                address_space_unmap(pci_get_address_space(PCI_DEVICE(s)),
+                                    js->src_map, js->src_map_len, false, 0);
+            }
+            break;                      /* not plain RAM: inline */
+        }
+        js->len = n;
+        j->nseg++;
+        j->bytes += n;
+        j->hfs += n * (sg.hfs_per_byte + dg.hfs_per_byte);
+        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+    }
+    if (!j->nseg) {
+        return 0;
+    }
+    m890_async_submit(s, q);
+    return M890_EXEC_ASYNC;
+}
+
 static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
@@ -258,6 +358,11 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
             b->bytes -= MIN(b->bytes, MAX(chunk, M890_STEP_CHARGE));
         }
         return M890_EXEC_DONE;
+    }
+    ret = m890_copy_async(s, q, src + q->progress, dst + q->progress,
+                          size - q->progress, b);
+    if (ret) {
+        return ret;
     }
     ret = m890_copy_fwd(s, q, src + q->progress, dst + q->progress,
                         size - q->progress, b, &done);

@@ -26,6 +26,7 @@
 
 void m890_queue_reset(M890State *s, M890Queue *q)
 {
+    m890_async_cancel(s, q);
     q->enabled = false;
     q->err = M890_QERR_NONE;
     q->head = 0;
@@ -72,7 +73,8 @@ void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
 
 static bool m890_queue_runnable(M890Queue *q)
 {
-    return q->enabled && !q->err && (q->have_pkt || q->head != q->tail);
+    return q->enabled && !q->err && !q->busy &&
+           (q->have_pkt || q->head != q->tail);
 }
 
 void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val)
@@ -188,6 +190,7 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
             moved = true;
             break;
         case M890_EXEC_MORE:
+        case M890_EXEC_ASYNC:
             return true;
         case M890_EXEC_WAIT:
             if (!q->waiting) {

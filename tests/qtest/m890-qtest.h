@@ -328,21 +328,39 @@ static inline void card_enable(Card *c)
     c->bar_addr[2] = c->dev->msix_table_bar.addr;
 }
 
-/* Find card @i (slot 4 + i), map it, build its MMU and start its queues. */
-static inline void card_init(QOSState *qs, Card *c, int i)
+/*
+ * Find the card at @devfn (bus number in bits 15:8), map it, build its MMU
+ * with peer PTEs to fabric id @peer and start its queues.
+ */
+static inline void card_setup(Card *c, unsigned int peer);
+
+static inline void card_init_at(QOSState *qs, Card *c, int devfn,
+                                unsigned int peer)
+{
+    c->qs = qs;
+    c->dev = qpci_device_find(qs->pcibus, devfn);
+    g_assert(c->dev);
+    card_enable(c);
+    card_setup(c, peer);
+}
+
+/* Build the MMU of an enabled card and start its queues. */
+static inline void card_setup(Card *c, unsigned int peer)
 {
     int q;
 
-    c->qs = qs;
-    c->dev = qpci_device_find(qs->pcibus, QPCI_DEVFN(4 + i, 0));
-    g_assert(c->dev);
-    card_enable(c);
-    setup_mmu(c, 1 - i);
+    setup_mmu(c, peer);
     for (q = 0; q < M890T_NQ; q++) {
         c->ring[q] = galloc(c, 64 << RING_ORDER);
         c->fence[q] = galloc(c, 8);
         queue_start(c, q);
     }
+}
+
+/* Card @i of m890t_boot() (slot 4 + i), peer of the other one. */
+static inline void card_init(QOSState *qs, Card *c, int i)
+{
+    card_init_at(qs, c, QPCI_DEVFN(4 + i, 0), 1 - i);
 }
 
 /* After a device reset or FLR: program the MMU and queues again. */
