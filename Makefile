@@ -56,7 +56,7 @@ qemu: deps
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
-include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk)
+include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk)
 
 # ---- the guest ----
 image: module userspace
