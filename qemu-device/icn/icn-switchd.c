@@ -327,11 +327,12 @@ static void do_cmd(struct client *c, const struct icn_msg *m)
 
     if (q->port >= ICN_SWITCH_PORTS || d.card[q->port].owner != c) {
         r.status = M890_SW_ENODEV;
-    } else if (q->rsvd[0] || q->rsvd[1] || q->rsvd[2]) {
+    } else if (q->rsvd[0] || q->rsvd[1] || (q->flags & ~ICN_CMD_F_MGMT)) {
         r.status = M890_SW_EINVAL;
     } else {
-        r.status = icn_switch_command(d.sw, d.mgmt, cmd, q->arg0, q->arg1,
-                                      r.data);
+        r.status = icn_switch_command(d.sw,
+                                      d.mgmt && (q->flags & ICN_CMD_F_MGMT),
+                                      cmd, q->arg0, q->arg1, r.data);
     }
     logmsg(1, "client %u: port %u command 0x%x: status %u", c->id, q->port,
            cmd, r.status);

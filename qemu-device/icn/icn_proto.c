@@ -25,7 +25,7 @@ _Static_assert(sizeof(struct icn_msg_port) == 8, "port size");
 _Static_assert(sizeof(struct icn_msg_status) == 8, "status size");
 _Static_assert(sizeof(struct icn_msg_cmd) == 24, "cmd size");
 _Static_assert(sizeof(struct icn_msg_cmd_reply) == 136, "cmd reply size");
-_Static_assert(sizeof(struct icn_msg_counters) == 48, "counters size");
+_Static_assert(sizeof(struct icn_msg_counters) == 56, "counters size");
 _Static_assert(sizeof(struct icn_msg_port_state) == 24, "port state size");
 _Static_assert(sizeof(struct icn_msg_event) == 8, "event size");
 

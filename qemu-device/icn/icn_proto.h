@@ -140,15 +140,19 @@ struct icn_msg_status {
  * @port: the issuing card's port; the client must have attached it.
  * @op: SW_CMD bits 7:0 (enum m890_sw_op).
  * @arg: SW_CMD bits 15:8 (port, fabric id).
- * @rsvd0: SW_CMD bits 31:16 (non-zero: EINVAL, as on the card).
+ * @flags: ICN_CMD_F_MGMT if the card itself has management permission
+ *         (its "switch-mgmt" property); the command may change the switch
+ *         only if both the card and the client (HELLO_REPLY) have it.
  * @rsvd: 0.
+ * @rsvd0: SW_CMD bits 31:16 (non-zero: EINVAL, as on the card).
  * @arg0, @arg1: SW_ARG0, SW_ARG1.
  */
 struct icn_msg_cmd {
     uint8_t port;
     uint8_t op;
     uint8_t arg;
-    uint8_t rsvd[3];
+    uint8_t flags;
+    uint8_t rsvd[2];
     uint16_t rsvd0;
     uint64_t arg0;
     uint64_t arg1;
@@ -160,6 +164,8 @@ struct icn_msg_cmd {
  * @rsvd: 0.
  * @data: the 16 SW_DATA words (all 0 unless M890_SW_OK).
  */
+#define ICN_CMD_F_MGMT          (1u << 0)
+
 struct icn_msg_cmd_reply {
     uint32_t status;
     uint32_t rsvd;
@@ -173,6 +179,8 @@ struct icn_msg_cmd_reply {
  *        by the issuing client too).
  * @rsvd: 0.
  * @tx_bytes, @rx_bytes, @tx_pkts, @rx_pkts, @errors: increments (§8.5).
+ * @drops: injected drops (PORT_INJECT kind 2) the client's transfers
+ *         used up on @port; the daemon lowers the port's pending count.
  */
 struct icn_msg_counters {
     uint8_t port;
@@ -182,6 +190,7 @@ struct icn_msg_counters {
     uint64_t tx_pkts;
     uint64_t rx_pkts;
     uint64_t errors;
+    uint64_t drops;
 };
 
 /**

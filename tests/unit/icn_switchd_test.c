@@ -289,7 +289,8 @@ static uint32_t cmd(struct client *c, unsigned int port, unsigned int op,
                     unsigned int arg, uint64_t arg0, uint64_t *data)
 {
     struct icn_msg_cmd q = { .port = (uint8_t)port, .op = (uint8_t)op,
-                             .arg = (uint8_t)arg, .arg0 = arg0 };
+                             .arg = (uint8_t)arg, .flags = ICN_CMD_F_MGMT,
+                             .arg0 = arg0 };
     struct icn_msg m;
 
     icn_send(c->fd, c->version, ICN_MSG_CMD, ++c->seq, &q, NULL, 0);
