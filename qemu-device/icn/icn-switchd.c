@@ -131,6 +131,7 @@ static void broadcast(const struct client *skip, unsigned int type,
 static void port_state_msg(unsigned int port, struct icn_msg_port_state *m)
 {
     struct icn_port_info pi;
+    uint64_t route = 0;
 
     memset(m, 0, sizeof(*m));
     icn_switch_port_get(d.sw, port, &pi);
@@ -139,7 +140,9 @@ static void port_state_msg(unsigned int port, struct icn_msg_port_state *m)
     m->oper = pi.oper;
     m->present = pi.present;
     m->partition = pi.partition;
-    m->route = port | 1u << 8;
+    icn_switch_route_get(d.sw, port, &route);
+    m->route = (uint32_t)route;
+    m->drops = pi.inject_drops;
 }
 
 static void broadcast_port_state(unsigned int port)
@@ -154,14 +157,14 @@ static void broadcast_port_state(unsigned int port)
 static void on_switch_event(void *cb_opaque, void *ep_opaque,
                             const struct icn_event *ev)
 {
-    struct icn_msg_event m = { .event = ev->port | (uint32_t)ev->oper << 8 };
+    struct icn_msg_event m = { .event = icn_event_word(ev) };
 
     (void)cb_opaque;
     if (ep_opaque) {
         return;         /* the clients fan events out to their cards */
     }
-    logmsg(1, "port %u: admin %u oper %u present %u", ev->port, ev->admin,
-           ev->oper, ev->present);
+    logmsg(1, "event type %u port %u value %u", ev->type, ev->port,
+           ev->value);
     broadcast_port_state(ev->port);
     broadcast(NULL, ICN_MSG_EVENT, &m, NULL, 0);
 }
@@ -352,9 +355,23 @@ static void do_counters(struct client *c, const struct icn_msg *m)
         .tx_pkts = n->tx_pkts, .rx_pkts = n->rx_pkts, .errors = n->errors,
     };
 
+    struct icn_port_info pi;
+
     if (icn_switch_add_counters(d.sw, n->port, &pc)) {
         logmsg(0, "client %u (%s): counters of port %u ignored", c->id,
                c->name, n->port);
+        return;
+    }
+    if (n->drops && !icn_switch_port_get(d.sw, n->port, &pi) &&
+        pi.inject_drops) {
+        /* the client used up injected drops: lower the pending count */
+        if (pi.inject_drops > n->drops) {
+            icn_switch_inject(d.sw, n->port, M890_SW_INJECT_DROP,
+                              pi.inject_drops - n->drops);
+        } else {
+            icn_switch_inject(d.sw, n->port, M890_SW_INJECT_CLEAR, 0);
+        }
+        broadcast_port_state(n->port);
     }
 }
 
@@ -439,7 +456,9 @@ static void accept_client(void)
     if (fd < 0) {
         return;
     }
-    for (i = 0; i < ICN_MAX_CLIENTS && d.client[i].used; i++) {
+    i = 0;
+    while (i < ICN_MAX_CLIENTS && d.client[i].used) {
+        i++;
     }
     if (i == ICN_MAX_CLIENTS) {
         logmsg(0, "too many clients; refusing one");

@@ -409,6 +409,58 @@ static void test_fabric(void)
           data[M890_SW_PORT_STATE] == (M890_LINK_DOWN | 1u << 16) &&
           data[M890_SW_PORT_LINK_DOWN] == 1);
     CHECK(cmd(&a, 0, M890_SW_OP_PORT_SET_ADMIN, 0, 1, data) == M890_SW_OK);
+    /* a card without its own management permission */
+    {
+        struct icn_msg_cmd q = { .port = 0, .op = M890_SW_OP_PORT_CLEAR,
+                                 .arg = 0 };
+        struct icn_msg m;
+
+        icn_send(a.fd, a.version, ICN_MSG_CMD, ++a.seq, &q, NULL, 0);
+        CHECK(wait_for(&a, ICN_MSG_CMD_REPLY, &m) == 1 &&
+              m.u.cmd_reply.status == M890_SW_EPERM);
+        q.op = M890_SW_OP_PORT_GET;
+        q.rsvd0 = 1;                    /* SW_CMD bits 31:16 */
+        icn_send(a.fd, a.version, ICN_MSG_CMD, ++a.seq, &q, NULL, 0);
+        CHECK(wait_for(&a, ICN_MSG_CMD_REPLY, &m) == 1 &&
+              m.u.cmd_reply.status == M890_SW_EINVAL);
+    }
+    /* partitions and routes (spec §8.5) reach every client */
+    CHECK(cmd(&b, 2, M890_SW_OP_PORT_SET_PARTITION, 1, 5, data) ==
+          M890_SW_OK);
+    CHECK(wait_for(&a, ICN_MSG_EVENT, NULL) == 1 && a.st[1].partition == 5 &&
+          a.last_event == (1 | 5 << 8 | M890_SW_EVENT_PARTITION << 16));
+    CHECK(cmd(&b, 2, M890_SW_OP_ROUTE_SET, 1, 3, data) == M890_SW_OK);
+    CHECK(wait_for(&a, ICN_MSG_EVENT, NULL) == 1 && a.st[1].route == 3);
+    CHECK(cmd(&b, 2, M890_SW_OP_PORT_SET_PARTITION, 1, 0, data) ==
+          M890_SW_OK);
+    /* injected drops: mirrored, used up by a client, lowered */
+    {
+        struct icn_msg_cmd q = { .port = 2, .op = M890_SW_OP_PORT_INJECT,
+                                 .arg = 1, .flags = ICN_CMD_F_MGMT,
+                                 .arg0 = M890_SW_INJECT_DROP, .arg1 = 3 };
+        struct icn_msg_counters used = { .port = 1, .errors = 2,
+                                         .drops = 2 };
+        struct icn_msg m;
+
+        drain(&a, 100);
+        icn_send(b.fd, b.version, ICN_MSG_CMD, ++b.seq, &q, NULL, 0);
+        CHECK(wait_for(&b, ICN_MSG_CMD_REPLY, &m) == 1 &&
+              m.u.cmd_reply.status == M890_SW_OK);
+        drain(&a, 200);
+        CHECK(a.st[1].drops == 3);
+        icn_send(a.fd, a.version, ICN_MSG_COUNTERS, 0, &used, NULL, 0);
+        drain(&a, 200);
+        CHECK(a.st[1].drops == 1);
+        CHECK(cmd(&b, 2, M890_SW_OP_PORT_GET, 1, 0, data) == M890_SW_OK &&
+              data[M890_SW_PORT_INJECT_DROPS] == 1 &&
+              data[M890_SW_PORT_ERRORS] == 2);
+        icn_send(a.fd, a.version, ICN_MSG_COUNTERS, 0, &used, NULL, 0);
+        drain(&a, 200);
+        CHECK(a.st[1].drops == 0);
+        CHECK(cmd(&b, 2, M890_SW_OP_PORT_CLEAR, 1, 0, data) == M890_SW_OK);
+    }
+    CHECK(cmd(&b, 2, M890_SW_OP_ROUTE_SET, 1, 1 | 1u << 8, data) ==
+          M890_SW_OK);
 
     /* counters reported by a client add up in the daemon's switch */
     {
