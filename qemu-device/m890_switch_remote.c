@@ -38,7 +38,9 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/event_notifier.h"
+#include "system/system.h"
 #include "qapi/error.h"
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -142,6 +144,10 @@ static void icn_remote_deliver(IcnRemote *r, uint32_t word)
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
         if (r->local[i].card) {
             m890_fabric_event(r->local[i].card, &ev);
+            /* a WAIT on a peer that went down fails at its next check */
+            if (ev.type == M890_SW_EVENT_LINK) {
+                m890_kick(r->local[i].card);
+            }
         }
     }
 }
@@ -434,6 +440,13 @@ static bool icn_remote_connect(IcnRemote *r, Error **errp)
         return false;
     }
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    /* a new daemon starts from power-on: drop what the old one missed */
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        struct icn_port_counters stale;
+
+        icn_switch_take_counters(r->sw->core, i, &stale);
+        r->drops[i] = 0;
+    }
     r->fd = fd;
     r->version = 1;
     icn_conn_init(&r->conn, fd);
