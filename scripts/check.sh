@@ -54,7 +54,8 @@ run_suite checkpatch "$top/scripts/checkpatch.sh"
 # 2. Device model qtests.
 for t in "${QTEST_DIR:?}"/*-test; do
 	[ -x "$t" ] || continue
-	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" "$t" --tap -k
+	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" \
+		ICN_SWITCHD="$top/build/host/icn-switchd" "$t" --tap -k
 done
 
 # 3. In-guest suites, one boot per card count.

@@ -162,6 +162,22 @@ static uint32_t settle_ms(Card *c, int q, int ms)
     return st;
 }
 
+/* Wait up to @ms until the queue stops waiting (idle or error). */
+static uint32_t wake_ms(Card *c, int q, int ms)
+{
+    uint32_t st = 0;
+    int i;
+
+    for (i = 0; i < ms; i++) {
+        st = rd(c, M890_REG_Q(q) + M890_Q_STATUS);
+        if (st & (M890_Q_STATUS_IDLE | M890_Q_STATUS_ERROR)) {
+            return st;
+        }
+        g_usleep(1000);
+    }
+    return st;
+}
+
 static uint32_t run(Card *c, int q, const union m890_packet *p)
 {
     post(c, q, p);
@@ -263,6 +279,13 @@ static void vm_kill(VM *vm)
     kill(pid, SIGKILL);
     /* the QTestState is abandoned: libqtest would report the signal */
     vm->qs = NULL;
+}
+
+static void daemon_kill_hook(void *opaque)
+{
+    if (daemon_pid > 0) {
+        kill(daemon_pid, SIGKILL);
+    }
 }
 
 static void daemon_start(void)
@@ -400,7 +423,7 @@ static void test_signal_wait(void)
     s.signal.value = 1;
     g_assert_cmphex(run(a1, 0, &s), ==,
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
-    g_assert_cmphex(settle_ms(b1, 0, 5000), ==,
+    g_assert_cmphex(wake_ms(b1, 0, 5000), ==,
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
 }
 
@@ -410,8 +433,7 @@ static void test_vm_killed(void)
     union m890_packet w = wait_pkt(VA_FID(2) + 0x400000, 1);
     union m890_packet p = copy_pkt(VA_HBM, VA_FID(2), 4096);
     uint64_t zero = 0, v = 0xabcdef;
-    uint32_t st = 0;
-    int i;
+    uint32_t st;
 
     /* A's card waits on a semaphore in B's card; then B dies */
     qpci_memwrite(vm_b.card[0].dev, vm_b.card[0].hbm, 0x400000, &zero, 8);
@@ -420,13 +442,7 @@ static void test_vm_killed(void)
     vm_kill(&vm_b);
     g_assert(wait_link(&vm_a.card[1], true));       /* A's own ports stay */
     /* the link event re-checks the WAIT: it fails, it does not hang */
-    for (i = 0; i < 1000; i++) {
-        st = rd(a0, M890_REG_Q(0) + M890_Q_STATUS);
-        if (st & M890_Q_STATUS_ERROR) {
-            break;
-        }
-        g_usleep(10000);
-    }
+    st = wake_ms(a0, 0, 10000);
     g_assert_cmpuint(qerr(st), ==, M890_QERR_FABRIC);
     g_assert_cmpuint(rd(a0, M890_REG_MMU_FAULT_INFO) >>
                      M890_FAULT_REASON_SHIFT & 0xff, ==, M890_FAULT_FABRIC);
@@ -495,6 +511,7 @@ int main(int argc, char **argv)
     sock_dir = g_dir_make_tmp("m890-multivm-XXXXXX", NULL);
     g_assert(sock_dir);
     sock_path = g_strdup_printf("%s/icn.sock", sock_dir);
+    qtest_add_abrt_handler(daemon_kill_hook, NULL);
     daemon_start();
     vm_boot(&vm_a, 0);
     vm_boot(&vm_b, 2);
