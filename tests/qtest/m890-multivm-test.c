@@ -16,29 +16,11 @@
  */
 #include "qemu/osdep.h"
 #include <sys/wait.h>
-#include "libqtest.h"
-#include "libqos/libqos-pc.h"
-#include "libqos/pci-pc.h"
 
-#include "hw/m890/m890_regs.h"
-#include "hw/m890/m890_packets.h"
+#include "m890-qtest.h"
 
-#define HBM_SIZE        (16 * 1024 * 1024)
-#define MIB2            (2 * 1024 * 1024ull)
-#define VA_HOST         0x0ull          /* identity map of guest RAM */
-#define VA_HBM          0x40000000ull   /* the card's own HBM */
-#define VA_FID(f)       (0x80000000ull + (uint64_t)(f) * HBM_SIZE)
+#define VA_FID(f)       (0x200000000ull + (uint64_t)(f) * HBM_SIZE)
 #define FIDS            4               /* fabric ids mapped: 0..3 */
-#define RING_ORDER      4
-#define NQ              2
-
-typedef struct Card {
-    QOSState *qs;
-    QPCIDevice *dev;
-    QPCIBar bar0, hbm;
-    uint64_t ring[NQ];
-    uint64_t fence[NQ];
-} Card;
 
 typedef struct VM {
     QOSState *qs;
@@ -49,118 +31,6 @@ static char *sock_dir, *sock_path;
 static const char *daemon_bin;
 static pid_t daemon_pid = -1;
 static VM vm_a, vm_b;
-
-static uint64_t galloc(QOSState *qs, size_t size)
-{
-    uint64_t a = guest_alloc(&qs->alloc, size + 4096);
-
-    return (a + 4095) & ~4095ull;
-}
-
-static uint32_t rd(Card *c, uint64_t off)
-{
-    return qpci_io_readl(c->dev, c->bar0, off);
-}
-
-static uint64_t rdq(Card *c, uint64_t off)
-{
-    return qpci_io_readq(c->dev, c->bar0, off);
-}
-
-static void wr(Card *c, uint64_t off, uint32_t v)
-{
-    qpci_io_writel(c->dev, c->bar0, off, v);
-}
-
-static void wrq(Card *c, uint64_t off, uint64_t v)
-{
-    qpci_io_writeq(c->dev, c->bar0, off, v);
-}
-
-static void wq64(QOSState *qs, uint64_t addr, uint64_t v)
-{
-    qtest_writeq(qs->qts, addr, v);
-}
-
-static uint64_t zpage(QOSState *qs)
-{
-    uint64_t a = galloc(qs, 4096);
-
-    qtest_memset(qs->qts, a, 0, 4096);
-    return a;
-}
-
-/* ASID 0: guest RAM, own HBM, and fabric ids 0..3 through peer PTEs. */
-static void setup_mmu(Card *c)
-{
-    QOSState *qs = c->qs;
-    uint64_t l3 = zpage(qs), l2 = zpage(qs), l1h = zpage(qs);
-    uint64_t l1b = zpage(qs), l1p = zpage(qs), ctx = zpage(qs);
-    unsigned int e, f;
-
-    wq64(qs, l3, l2 | M890_PTE_VALID);
-    wq64(qs, l2 + 0 * 8, l1h | M890_PTE_VALID);
-    wq64(qs, l2 + 1 * 8, l1b | M890_PTE_VALID);
-    wq64(qs, l2 + 2 * 8, l1p | M890_PTE_VALID);
-    for (e = 0; e < 64; e++) {
-        wq64(qs, l1h + e * 8, e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-             M890_PTE_LARGE);
-    }
-    for (e = 0; e < HBM_SIZE / MIB2; e++) {
-        wq64(qs, l1b + e * 8, e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-             M890_PTE_LARGE | (uint64_t)M890_PTE_TARGET_HBM <<
-             M890_PTE_TARGET_SHIFT);
-        for (f = 0; f < FIDS; f++) {
-            wq64(qs, l1p + (f * HBM_SIZE / MIB2 + e) * 8,
-                 e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-                 M890_PTE_LARGE | (uint64_t)M890_PTE_TARGET_PEER <<
-                 M890_PTE_TARGET_SHIFT | (uint64_t)f << M890_PTE_PEER_SHIFT);
-        }
-    }
-    wq64(qs, ctx, l3 | M890_CTX_VALID);
-    wrq(c, M890_REG_MMU_CTX_BASE, ctx);
-    wr(c, M890_REG_MMU_CTX_COUNT, 1);
-    wr(c, M890_REG_MMU_CONTROL, M890_MMU_CONTROL_ENABLE);
-}
-
-static void queue_start(Card *c, int q)
-{
-    uint64_t r = M890_REG_Q(q);
-
-    wr(c, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
-    wrq(c, r + M890_Q_RING_BASE, c->ring[q]);
-    wr(c, r + M890_Q_RING_ORDER, RING_ORDER);
-    wr(c, r + M890_Q_ASID, 0);
-    wrq(c, r + M890_Q_FENCE_ADDR, c->fence[q]);
-    wr(c, r + M890_Q_MSIX_VECTOR, M890_MSIX_VEC_QUEUE0 + q);
-    wr(c, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
-}
-
-static void post(Card *c, int q, const union m890_packet *p)
-{
-    uint32_t tail = rd(c, M890_REG_Q(q) + M890_Q_TAIL);
-    uint64_t slot = c->ring[q] + (tail & ((1 << RING_ORDER) - 1)) * 64;
-
-    qtest_memwrite(c->qs->qts, slot, p, sizeof(*p));
-    wr(c, M890_REG_DOORBELL(q), tail + 1);
-}
-
-/* Wait up to @ms until the queue idles, waits or stops; Q_STATUS. */
-static uint32_t settle_ms(Card *c, int q, int ms)
-{
-    uint32_t st = 0;
-    int i;
-
-    for (i = 0; i < ms; i++) {
-        st = rd(c, M890_REG_Q(q) + M890_Q_STATUS);
-        if (st & (M890_Q_STATUS_IDLE | M890_Q_STATUS_ERROR |
-                  M890_Q_STATUS_WAITING)) {
-            return st;
-        }
-        g_usleep(1000);
-    }
-    return st;
-}
 
 /* Wait up to @ms until the queue stops waiting (idle or error). */
 static uint32_t wake_ms(Card *c, int q, int ms)
@@ -176,28 +46,6 @@ static uint32_t wake_ms(Card *c, int q, int ms)
         g_usleep(1000);
     }
     return st;
-}
-
-static uint32_t run(Card *c, int q, const union m890_packet *p)
-{
-    post(c, q, p);
-    return settle_ms(c, q, 5000);
-}
-
-static uint32_t qerr(uint32_t st)
-{
-    return (st & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-}
-
-static union m890_packet copy_pkt(uint64_t src, uint64_t dst, uint64_t n)
-{
-    union m890_packet p = { 0 };
-
-    p.copy.hdr = M890_PKT_HDR(M890_PKT_COPY, 0);
-    p.copy.src = src;
-    p.copy.dst = dst;
-    p.copy.size = n;
-    return p;
 }
 
 static uint32_t sw_cmd(Card *c, uint32_t op, unsigned int arg, uint64_t arg0)
@@ -232,23 +80,18 @@ static bool wait_link(Card *c, bool up)
     return false;
 }
 
-static void card_init(VM *vm, int i)
+/* Card @i of @vm, with every fabric id 0..3 mapped at VA_FID(id). */
+static void vm_card_init(VM *vm, int i)
 {
     Card *c = &vm->card[i];
-    int q;
+    unsigned int e, f;
 
-    c->qs = vm->qs;
-    c->dev = qpci_device_find(vm->qs->pcibus, QPCI_DEVFN(4 + i, 0));
-    g_assert(c->dev);
-    qpci_device_enable(c->dev);
-    c->bar0 = qpci_iomap(c->dev, M890_BAR_REGS, NULL);
-    c->hbm = qpci_iomap(c->dev, M890_BAR_HBM, NULL);
-    qpci_msix_enable(c->dev);
-    setup_mmu(c);
-    for (q = 0; q < NQ; q++) {
-        c->ring[q] = galloc(vm->qs, 64 << RING_ORDER);
-        c->fence[q] = galloc(vm->qs, 8);
-        queue_start(c, q);
+    card_init(vm->qs, c, i);
+    for (f = 0; f < FIDS; f++) {
+        for (e = 0; e < HBM_SIZE / MIB2; e++) {
+            pt_set(c, c->root, VA_FID(f) + e * MIB2, 1,
+                   e * MIB2 | PTE_PEER(f) | M890_PTE_LARGE);
+        }
     }
 }
 
@@ -266,9 +109,9 @@ static void vm_boot(VM *vm, unsigned int p0)
                            "queues=%d,addr=04.0 "
                            "-device m890,memdev=hbm1,switch=sw0,port=%u,"
                            "queues=%d,addr=05.0",
-                           sock_path, p0, NQ, p0 + 1, NQ);
-    card_init(vm, 0);
-    card_init(vm, 1);
+                           sock_path, p0, M890T_NQ, p0 + 1, M890T_NQ);
+    vm_card_init(vm, 0);
+    vm_card_init(vm, 1);
 }
 
 /* A VM that dies without a word: SIGKILL, never shut down cleanly. */
