@@ -160,7 +160,7 @@ int icn_conn_fill(struct icn_conn *c)
     mh.msg_control = ctl.buf;
     mh.msg_controllen = sizeof(ctl.buf);
     do {
-        n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
+        n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
         return -errno;

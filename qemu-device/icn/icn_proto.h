@@ -288,10 +288,11 @@ void icn_conn_init(struct icn_conn *c, int fd);
 /* Close every received descriptor not yet handed out. */
 void icn_conn_release(struct icn_conn *c);
 /*
- * Read once from the socket (blocking or not, as the fd is set).  Returns
- * bytes read (> 0), 0 at end of stream, or a negative errno (-EAGAIN when
- * a non-blocking socket has nothing; -EPROTO for truncated or unexpected
- * ancillary data or too many queued descriptors).
+ * Read once from the socket, never blocking (sends on the same socket may
+ * block, so the socket itself stays blocking).  Returns bytes read (> 0),
+ * 0 at end of stream, or a negative errno (-EAGAIN when nothing is there:
+ * another reader may have taken what poll() announced; -EPROTO for
+ * truncated or unexpected ancillary data or too many queued descriptors).
  */
 int icn_conn_fill(struct icn_conn *c);
 /*
