@@ -160,6 +160,7 @@ static void icn_remote_peer(IcnRemote *r, struct icn_msg *m)
     struct icn_endpoint ep = { 0 };
     struct icn_port_info pi;
     void *hbm;
+    int seals;
 
     if (port >= ICN_SWITCH_PORTS || r->local[port].card ||
         size < 4096 || (size & (size - 1))) {
@@ -167,6 +168,13 @@ static void icn_remote_peer(IcnRemote *r, struct icn_msg *m)
         return;                 /* the caller closes the fds */
     }
     icn_remote_unmap(r, port);
+    /* as the daemon checked: a file that cannot shrink under our mapping */
+    seals = fcntl(m->fds[0], F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK) ||
+        fcntl(m->fds[1], F_SETFL, O_NONBLOCK)) {
+        trace_m890_remote_error("unsealed PEER", port);
+        return;
+    }
     hbm = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fds[0], 0);
     if (hbm == MAP_FAILED) {
         error_report("icn-switch: cannot map the HBM of the card on port %u:"

@@ -249,12 +249,28 @@ static void do_hello(struct client *c, const struct icn_msg *m)
     }
 }
 
+/* True if @fd is an eventfd (a pipe could block the peers that kick it). */
+static bool is_eventfd(int fd)
+{
+    char link[64], target[64];
+    ssize_t n;
+
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, target, sizeof(target) - 1);
+    if (n < 0) {
+        return false;
+    }
+    target[n] = 0;
+    return !strcmp(target, "anon_inode:[eventfd]");
+}
+
 static int32_t check_attach(const struct icn_msg *m)
 {
     const struct icn_msg_attach *a = &m->u.attach;
     uint64_t size = a->hbm_size;
     struct stat st;
     unsigned int i;
+    int seals;
 
     if (a->port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
@@ -269,6 +285,11 @@ static int32_t check_attach(const struct icn_msg *m)
     }
     if (fstat(m->fds[0], &st) || !S_ISREG(st.st_mode) ||
         (uint64_t)st.st_size < size) {
+        return -EINVAL;
+    }
+    /* peers map it: a file that can shrink could SIGBUS them */
+    seals = fcntl(m->fds[0], F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK) || !is_eventfd(m->fds[1])) {
         return -EINVAL;
     }
     if (d.card[a->port].owner) {

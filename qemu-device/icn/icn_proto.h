@@ -105,9 +105,10 @@ struct icn_msg_hello_reply {
  * @hbm_size: bytes of HBM: a power of two >= 4 KiB, not larger than the
  *            HBM file.
  *
- * fds[0]: the card's HBM (a shared memfd or file, mapped from offset 0
- * with MAP_SHARED); fds[1]: an eventfd the card reads: writing 1 to it
- * asks the card to re-check its WAITs (a peer SIGNALled).
+ * fds[0]: the card's HBM, a memfd sealed against shrinking (F_SEAL_SHRINK,
+ * as QEMU's memory-backend-memfd seals it), mapped from offset 0 with
+ * MAP_SHARED; fds[1]: an eventfd the card reads: writing 1 to it asks the
+ * card to re-check its WAITs (a peer SIGNALled).
  */
 struct icn_msg_attach {
     uint8_t port;
@@ -124,8 +125,9 @@ struct icn_msg_port {
 /**
  * struct icn_msg_status - answer to ATTACH and DETACH.
  * @status: 0 or a negative errno: -ERANGE (port >= 64), -EBUSY (port
- *          taken), -EINVAL (reserved field, HBM size or file), -EBADF
- *          (missing fds), -ENOENT (DETACH of a port not attached by this
+ *          taken), -EINVAL (reserved field, HBM size, a file smaller than
+ *          that or not sealed against shrinking, a second fd that is not
+ *          an eventfd), -ENOENT (DETACH of a port not attached by this
  *          client).
  * @port: the request's port.
  */

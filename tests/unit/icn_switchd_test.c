@@ -254,8 +254,9 @@ struct fake_card {
 
 static void card_new(struct fake_card *k, uint8_t fill)
 {
-    k->hbm_fd = memfd_create("hbm", MFD_CLOEXEC);
-    if (ftruncate(k->hbm_fd, HBM)) {
+    k->hbm_fd = memfd_create("hbm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (ftruncate(k->hbm_fd, HBM) ||
+        fcntl(k->hbm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW)) {
         abort();
     }
     k->hbm = mmap(NULL, HBM, PROT_READ | PROT_WRITE, MAP_SHARED, k->hbm_fd,
@@ -372,6 +373,23 @@ static void test_fabric(void)
     CHECK(attach(&a, 64, HBM, &k2) == -ERANGE);
     CHECK(attach(&a, 5, HBM * 2, &kbig) == -EINVAL);   /* file too small */
     CHECK(attach(&a, 5, 3000, &kbig) == -EINVAL);      /* not a power of 2 */
+    {
+        struct fake_card bad = k2;
+        int pipefd[2];
+
+        /* an HBM file its owner could shrink under the peers' mappings */
+        bad.hbm_fd = memfd_create("hbm", MFD_CLOEXEC);
+        CHECK(ftruncate(bad.hbm_fd, HBM) == 0);
+        CHECK(attach(&a, 5, HBM, &bad) == -EINVAL);
+        close(bad.hbm_fd);
+        /* a doorbell that is not an eventfd */
+        CHECK(pipe(pipefd) == 0);
+        bad = k2;
+        bad.evt_fd = pipefd[1];
+        CHECK(attach(&a, 5, HBM, &bad) == -EINVAL);
+        close(pipefd[0]);
+        close(pipefd[1]);
+    }
 
     /* b sees a's cards with their HBM files and doorbells */
     CHECK(client_open(&b, "vm-b", 1, 1) >= 0);
