@@ -95,6 +95,8 @@ vm_args() {
 		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
 		-monitor "unix:$mon,server=on,wait=off"
 		-object "$switch")
+	# the name identifies the VM in icn-switchd's log
+	[ "$vms" -gt 1 ] && args+=(-name "m890-vm$v")
 	for ((i = 0; i < cards; i++)); do
 		port=$((v * cards + i))
 		args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
