@@ -8,7 +8,8 @@
  * written by the test map every fabric id's HBM at its own VA window, so
  * the cards move data across the VMs the way a guest driver's peer PTEs
  * would.  Covered: cross-VM peer writes and reads and their counters;
- * link events across VMs; a WAIT on another VM's semaphore woken by its
+ * link events across VMs; partitions, routes and injected drops set in
+ * one VM applied to the other's transfers; a WAIT on another VM's semaphore woken by its
  * SIGNAL through the doorbell eventfd; a VM killed while a card of the
  * other VM waits on its semaphore (the WAIT fails with FABRIC); a new VM
  * on the freed ports; the daemon killed and restarted (ports down with
@@ -236,6 +237,67 @@ static void test_events(void)
     g_assert_cmpuint(sw_port(b0, 3, M890_SW_PORT_LINK_DOWN), ==, 1);
 }
 
+/* Poll until @c sees PORT_GET word @word of @port equal @want (~5 s). */
+static bool wait_port(Card *c, unsigned int port, unsigned int word,
+                      uint64_t want)
+{
+    int i;
+
+    for (i = 0; i < 500; i++) {
+        if (sw_port(c, port, word) == want) {
+            return true;
+        }
+        g_usleep(10000);
+    }
+    return false;
+}
+
+/* Partitions, routes and injected drops set in one VM act in the other. */
+static void test_partition_route_drop(void)
+{
+    Card *a0 = &vm_a.card[0], *b0 = &vm_b.card[0], *b1 = &vm_b.card[1];
+    union m890_packet p = copy_pkt(VA_HBM, VA_FID(2) + 0x600000, 4096);
+    union m890_packet q = copy_pkt(VA_HBM, VA_FID(3) + 0x600000, 4096);
+    uint64_t v = 0x5a5a, got = 0;
+
+    /* VM A moves VM B's card 0 to partition 1: neither side reaches it */
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_PORT_SET_PARTITION, 2, 1), ==,
+                     M890_SW_OK);
+    g_assert(wait_port(b0, 2, M890_SW_PORT_PARTITION, 1));
+    g_assert_cmpuint(qerr(run(a0, 0, &p)), ==, M890_QERR_FABRIC);
+    recover(a0, 0);
+    g_assert_cmpuint(qerr(run(b0, 0, &q)), ==, M890_QERR_FABRIC);
+    recover(b0, 0);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_PORT_SET_PARTITION, 2, 0), ==,
+                     M890_SW_OK);
+    g_assert(wait_port(a0, 2, M890_SW_PORT_PARTITION, 0));
+    g_assert_cmphex(run(a0, 0, &p), ==, M890T_IDLE);
+
+    /* VM A routes fabric id 3 to port 2: its writes land in VM B's card 0 */
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_ROUTE_SET, 3,
+                            2 | M890_SW_ROUTE_ENABLED), ==, M890_SW_OK);
+    qpci_memwrite(a0->dev, a0->hbm, 0, &v, 8);
+    g_assert_cmphex(run(a0, 0, &q), ==, M890T_IDLE);
+    qpci_memread(b0->dev, b0->hbm, 0x600000, &got, 8);
+    g_assert_cmphex(got, ==, v);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_ROUTE_SET, 3,
+                            3 | M890_SW_ROUTE_ENABLED), ==, M890_SW_OK);
+    g_assert_cmphex(run(a0, 0, &q), ==, M890T_IDLE);
+    qpci_memread(b1->dev, b1->hbm, 0x600000, &got, 8);
+    g_assert_cmphex(got, ==, v);
+
+    /* VM B drops the next transfer through its port 2; VM A's fails once */
+    wrq(b0, M890_REG_SW_ARG1, 1);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_PORT_INJECT, 2,
+                            M890_SW_INJECT_DROP), ==, M890_SW_OK);
+    g_assert(wait_port(a0, 2, M890_SW_PORT_INJECT_DROPS, 1));
+    g_assert_cmpuint(qerr(run(a0, 0, &p)), ==, M890_QERR_FABRIC);
+    recover(a0, 0);
+    g_assert_cmphex(run(a0, 0, &p), ==, M890T_IDLE);
+    /* the drop A used up is reported: the daemon's count reaches 0 */
+    g_assert(wait_port(b0, 2, M890_SW_PORT_INJECT_DROPS, 0));
+}
+
 static union m890_packet wait_pkt(uint64_t va, uint64_t value)
 {
     union m890_packet w = { 0 };
@@ -361,6 +423,8 @@ int main(int argc, char **argv)
 
     qtest_add_func("/m890-multivm/peer-rw", test_peer_rw);
     qtest_add_func("/m890-multivm/events", test_events);
+    qtest_add_func("/m890-multivm/partition-route-drop",
+                   test_partition_route_drop);
     qtest_add_func("/m890-multivm/signal-wait", test_signal_wait);
     qtest_add_func("/m890-multivm/vm-killed", test_vm_killed);
     qtest_add_func("/m890-multivm/daemon-restart", test_daemon_restart);
