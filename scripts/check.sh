@@ -71,7 +71,7 @@ done
 # dies and the daemon's restart are covered by qtest-m890-multivm-test.
 if [ "${CHECK_VMS:-1}" != 0 ]; then
 	run_suite guest-2vms "$top/scripts/guest-run.sh" -V 2 -n 2 -t "${GUEST_TIMEOUT:-1200}" \
-		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric
+		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric --leave
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
