@@ -45,6 +45,7 @@
 
 #define ICN_MAX_CLIENTS         64
 #define ICN_SEND_TIMEOUT_MS     2000
+#define ICN_MAX_MGMT_NAMES      16
 
 struct client;
 
@@ -62,6 +63,7 @@ struct client {
     bool dead;                  /* close at the end of this loop turn */
     unsigned int id;
     unsigned int version;
+    bool mgmt;                  /* its cards have management permission */
     char name[32];
     struct icn_conn conn;
 };
@@ -70,6 +72,8 @@ static struct {
     struct icn_switch *sw;
     const char *path;
     bool mgmt;                  /* clients' cards may change the switch */
+    const char *mgmt_names[ICN_MAX_MGMT_NAMES];  /* -M: only these may */
+    unsigned int n_mgmt_names;
     int verbose;
     int listen_fd;
     unsigned int next_id;
@@ -228,12 +232,19 @@ static void do_hello(struct client *c, const struct icn_msg *m)
         return;
     }
     r.version = (uint16_t)hi;
-    r.flags = d.mgmt ? ICN_HELLO_F_MGMT : 0;
+    c->mgmt = d.mgmt;
+    if (d.mgmt && d.n_mgmt_names) {
+        c->mgmt = false;
+        for (i = 0; i < d.n_mgmt_names; i++) {
+            c->mgmt |= !strcmp(c->name, d.mgmt_names[i]);
+        }
+    }
+    r.flags = c->mgmt ? ICN_HELLO_F_MGMT : 0;
     client_send(c, ICN_MSG_HELLO_REPLY, m->hdr.seq, &r, NULL, 0);
     c->hello = true;
     c->version = hi;
-    logmsg(0, "client %u (%s) connected, protocol version %u", c->id,
-           c->name, hi);
+    logmsg(0, "client %u (%s) connected, protocol version %u%s", c->id,
+           c->name, hi, c->mgmt ? "" : ", no management permission");
     /* the whole switch: every card of the other clients, every port */
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
         struct card *k = &d.card[i];
@@ -355,7 +366,7 @@ static void do_cmd(struct client *c, const struct icn_msg *m)
         r.status = M890_SW_EINVAL;
     } else {
         r.status = icn_switch_command(d.sw,
-                                      d.mgmt && (q->flags & ICN_CMD_F_MGMT),
+                                      c->mgmt && (q->flags & ICN_CMD_F_MGMT),
                                       cmd, q->arg0, q->arg1, r.data);
     }
     logmsg(1, "client %u: port %u command 0x%x: status %u", c->id, q->port,
@@ -538,11 +549,14 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: icn-switchd -s SOCKET [-i SWITCH_ID] [-p PIDFILE] [-R] [-v]\n"
+            "usage: icn-switchd -s SOCKET [-i SWITCH_ID] [-p PIDFILE] "
+            "[-M NAME]... [-R] [-v]\n"
             "  -s SOCKET     Unix socket to serve (QEMU: -object "
             "icn-switch,socket=SOCKET)\n"
             "  -i SWITCH_ID  switch id reported by INFO (default 0)\n"
             "  -p PIDFILE    write the pid there once the socket accepts\n"
+            "  -M NAME       management permission only for the VMs that say\n"
+            "                HELLO with this name (QEMU: -name NAME); repeatable\n"
             "  -R            withhold management permission from every card\n"
             "  -v            log state changes (-vv: every message)\n");
 }
@@ -560,7 +574,7 @@ int main(int argc, char **argv)
     int opt;
 
     d.mgmt = true;
-    while ((opt = getopt(argc, argv, "s:i:p:Rvh")) != -1) {
+    while ((opt = getopt(argc, argv, "s:i:p:M:Rvh")) != -1) {
         switch (opt) {
         case 's':
             d.path = optarg;
@@ -575,6 +589,14 @@ int main(int argc, char **argv)
             break;
         case 'p':
             pidfile = optarg;
+            break;
+        case 'M':
+            if (d.n_mgmt_names == ICN_MAX_MGMT_NAMES) {
+                fprintf(stderr, "icn-switchd: at most %d -M names\n",
+                        ICN_MAX_MGMT_NAMES);
+                return 2;
+            }
+            d.mgmt_names[d.n_mgmt_names++] = optarg;
             break;
         case 'R':
             d.mgmt = false;
@@ -627,7 +649,8 @@ int main(int argc, char **argv)
     }
     logmsg(0, "serving %s (switch id %lu, protocol %u..%u%s)", d.path, id,
            ICN_PROTO_MIN_VERSION, ICN_PROTO_VERSION,
-           d.mgmt ? "" : ", no management permission");
+           !d.mgmt ? ", no management permission" :
+           d.n_mgmt_names ? ", management permission for -M VMs" : "");
 
     while (!stop_signal) {
         n = 0;

@@ -8,7 +8,8 @@
  * errors, PEER descriptors that map the other client's HBM, doorbell
  * eventfds, relayed commands and events, reported counters, a client
  * that goes away, a new client on the freed ports, management permission
- * withheld, and the daemon's restart (clean and killed).
+ * withheld from all (-R) or granted by name (-M), and the daemon's restart
+ * (clean and killed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +61,8 @@ struct client {
     uint32_t last_event;
 };
 
-static pid_t start_daemon(const char *extra)
+/* Start the daemon with up to two extra arguments (NULL: none). */
+static pid_t start_daemon2(const char *extra, const char *extra2)
 {
     pid_t pid;
     int i;
@@ -70,7 +72,7 @@ static pid_t start_daemon(const char *extra)
     if (pid == 0) {
         if (extra) {
             execl(daemon_bin, daemon_bin, "-s", sock_path, "-p", pid_path,
-                  extra, (char *)NULL);
+                  extra, extra2, (char *)NULL);
         } else {
             execl(daemon_bin, daemon_bin, "-s", sock_path, "-p", pid_path,
                   (char *)NULL);
@@ -81,6 +83,11 @@ static pid_t start_daemon(const char *extra)
         usleep(10000);
     }
     return pid;
+}
+
+static pid_t start_daemon(const char *extra)
+{
+    return start_daemon2(extra, NULL);
 }
 
 static int stop_daemon(pid_t pid, int sig)
@@ -562,6 +569,35 @@ static void test_readonly(void)
     CHECK(WIFEXITED(stop_daemon(pid, SIGTERM)));
 }
 
+/* -M: management permission for the named VM only (spec §8.6). */
+static void test_mgmt_names(void)
+{
+    struct client adm, ten;
+    struct fake_card k1, k2;
+    uint64_t data[16];
+    pid_t pid = start_daemon2("-M", "fabric-manager");
+    int ret;
+
+    card_new(&k1, 0);
+    card_new(&k2, 0);
+    ret = client_open(&adm, "fabric-manager", 1, 1);
+    CHECK(ret >= 0 && (ret & ICN_HELLO_F_MGMT));
+    ret = client_open(&ten, "tenant", 1, 1);
+    CHECK(ret >= 0 && !(ret & ICN_HELLO_F_MGMT));
+    CHECK(attach(&adm, 0, HBM, &k1) == 0 && attach(&ten, 1, HBM, &k2) == 0);
+    CHECK(cmd(&ten, 1, M890_SW_OP_PORT_SET_ADMIN, 0, 0, data) ==
+          M890_SW_EPERM);
+    CHECK(cmd(&ten, 1, M890_SW_OP_PORT_GET, 0, 0, data) == M890_SW_OK &&
+          (data[M890_SW_PORT_STATE] >> 8 & 0xff) == M890_LINK_UP);
+    CHECK(cmd(&adm, 0, M890_SW_OP_PORT_SET_ADMIN, 1, 0, data) == M890_SW_OK);
+    CHECK(cmd(&adm, 0, M890_SW_OP_PORT_SET_ADMIN, 1, 1, data) == M890_SW_OK);
+    client_close(&ten);
+    client_close(&adm);
+    card_free(&k1);
+    card_free(&k2);
+    CHECK(WIFEXITED(stop_daemon(pid, SIGTERM)));
+}
+
 static void test_restart(void)
 {
     struct client c, e;
@@ -652,6 +688,7 @@ int main(int argc, char **argv)
     test_fabric();
     CHECK(WIFEXITED(stop_daemon(pid, SIGTERM)));
     test_readonly();
+    test_mgmt_names();
     test_restart();
 
     unlink(sock_path);
