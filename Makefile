@@ -29,6 +29,7 @@ all: module qemu userspace
 
 help:
 	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
+	@echo "make run VMS=2 CARDS=4   two VMs of 4 cards each on one icn-switchd fabric"
 	@echo "make check               run every test suite"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
@@ -56,28 +57,35 @@ qemu: deps
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
-include $(wildcard libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk)
+include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk)
 
 # ---- the guest ----
 image: module userspace
 	@mkdir -p $(dir $(INITRD))
 	@scripts/guest-image.sh $(KREL) $(KROOT) $(INITRD)
 
-GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KROOT)/boot/vmlinuz-$(KREL) INITRD=$(INITRD)
+GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KROOT)/boot/vmlinuz-$(KREL) INITRD=$(INITRD) \
+	ICN_SWITCHD=$(CURDIR)/$(BUILD)/host/icn-switchd
 
 guest: qemu image
-	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/guest.log -- '$(subst ','\'',$(CMD))'
 
 shell: qemu image
 	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
 
+ifeq ($(VMS),1)
 RUN_CMD = echo '== icnctl port show'; icnctl port show || exit 1; \
 	echo '== m890-a2a: all-to-all of 1 MiB blocks across $(CARDS) cards'; m890-a2a
+else
+# Several VMs on icn-switchd: each checks the joined fabric and runs the
+# all-to-all across its own cards (tests/guest/m890-vm-fabric.sh).
+RUN_CMD = m890-vm-fabric
+endif
 
 run: qemu image
-	@echo "== booting $(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
-	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+	@echo "== booting $(if $(filter 1,$(VMS)),,$(VMS) VMs x )$(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
+	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
 
 # ---- benchmarks ----
@@ -126,4 +134,7 @@ clean:
 $(BUILD)/bin/m890-guest-tests: tests/guest/m890-guest-tests.sh
 	@mkdir -p $(dir $@)
 	@install -m 755 $< $@
-userspace: $(BUILD)/bin/m890-guest-tests
+$(BUILD)/bin/m890-vm-fabric: tests/guest/m890-vm-fabric.sh
+	@mkdir -p $(dir $@)
+	@install -m 755 $< $@
+userspace: $(BUILD)/bin/m890-guest-tests $(BUILD)/bin/m890-vm-fabric

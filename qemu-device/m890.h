@@ -18,6 +18,7 @@
 #include "m890_regs.h"
 #include "m890_packets.h"
 #include "icn/icn_switch_core.h"
+#include "icn/icn_switch_cmd.h"
 
 #define TYPE_M890 "m890"
 OBJECT_DECLARE_SIMPLE_TYPE(M890State, M890)
@@ -56,11 +57,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_NS_PER_PACKET      50
 #define M890_NS_SWITCH          500
 
+typedef struct IcnRemote IcnRemote;
+
 struct IcnSwitchState {
     Object parent_obj;
     uint32_t switch_id;
+    char *socket;               /* icn-switchd's socket, NULL: in-process */
     uint32_t cards;             /* attached m890 devices */
-    struct icn_switch *core;
+    struct icn_switch *core;    /* the switch, or with a socket its copy */
+    IcnRemote *remote;          /* connection to icn-switchd */
 };
 
 typedef struct M890TlbEntry {
@@ -249,5 +254,15 @@ int m890_switch_attach(M890State *s, Error **errp);
 void m890_switch_detach(M890State *s);
 void m890_switch_cmd(M890State *s, uint32_t cmd);
 uint32_t m890_switch_fabric_reg(M890State *s);
+
+/* m890_switch_remote.c: the icn-switch object's link to icn-switchd */
+bool icn_remote_open(IcnSwitchState *sw, Error **errp);
+void icn_remote_close(IcnSwitchState *sw);
+bool icn_remote_connected(IcnRemote *r);
+int icn_remote_attach(IcnRemote *r, M890State *s, Error **errp);
+void icn_remote_detach(IcnRemote *r, M890State *s);
+uint32_t icn_remote_cmd(IcnRemote *r, M890State *s, uint32_t cmd,
+                        uint64_t *data);
+void icn_remote_flush(IcnRemote *r);
 
 #endif /* HW_M890_H */

@@ -9,6 +9,9 @@
  *   -object icn-switch,id=sw0[,switch-id=N]
  *   -device m890,memdev=hbm0,switch=sw0,port=0
  *
+ * With "socket=PATH" the switch is icn-switchd's, shared with other VMs
+ * (m890_switch_remote.c); the card code below is the same in both cases.
+ *
  * A card's fabric id is its port.  The card relays management requests
  * written to its BAR0 switch window (SW_CMD) to the core and returns the
  * result synchronously; state changes come back as events to every card.
@@ -28,7 +31,10 @@
 static void icn_switch_event_cb(void *cb_opaque, void *ep_opaque,
                                 const struct icn_event *ev)
 {
-    if (ep_opaque) {
+    IcnSwitchState *sw = cb_opaque;
+
+    /* with icn-switchd, events come from the daemon only */
+    if (ep_opaque && !sw->remote) {
         m890_fabric_event(ep_opaque, ev);
     }
 }
@@ -65,6 +71,10 @@ int m890_switch_attach(M890State *s, Error **errp)
                    strerror(-ret));
         return -1;
     }
+    if (sw->remote && icn_remote_attach(sw->remote, s, errp) < 0) {
+        icn_switch_detach(sw->core, s->port);
+        return -1;
+    }
     s->attached = true;
     sw->cards++;
     return 0;
@@ -76,6 +86,9 @@ void m890_switch_detach(M890State *s)
         return;
     }
     s->attached = false;
+    if (s->sw->remote) {
+        icn_remote_detach(s->sw->remote, s);
+    }
     icn_switch_detach(s->sw->core, s->port);
     s->sw->cards--;
 }
@@ -97,131 +110,24 @@ uint32_t m890_switch_fabric_reg(M890State *s)
     return v;
 }
 
-/* Map a core error of a changing command to a switch status. */
-static uint32_t m890_switch_status(int ret)
-{
-    switch (ret) {
-    case 0:
-        return M890_SW_OK;
-    case -ERANGE:
-        return M890_SW_ERANGE;
-    default:
-        return M890_SW_EINVAL;
-    }
-}
-
-static void m890_switch_port_get(M890State *s, uint32_t port)
-{
-    struct icn_port_info pi;
-    uint64_t *d = s->sw_data;
-
-    icn_switch_port_get(s->sw->core, port, &pi);
-    d[M890_SW_PORT_STATE] = pi.admin | pi.oper << 8 |
-                            (uint32_t)pi.present << 16;
-    d[M890_SW_PORT_FABRIC_ID] = pi.fabric_id;
-    d[M890_SW_PORT_PARTITION] = pi.partition;
-    d[M890_SW_PORT_SPEED] = pi.speed_mbps;
-    d[M890_SW_PORT_TX_BYTES] = pi.tx_bytes;
-    d[M890_SW_PORT_RX_BYTES] = pi.rx_bytes;
-    d[M890_SW_PORT_TX_PKTS] = pi.tx_pkts;
-    d[M890_SW_PORT_RX_PKTS] = pi.rx_pkts;
-    d[M890_SW_PORT_ERRORS] = pi.errors;
-    d[M890_SW_PORT_LINK_DOWN] = pi.link_down;
-    d[M890_SW_PORT_INJECT_DROPS] = pi.inject_drops;
-}
-
-/*
- * Execute one command; checks in the order of spec §8.3: (ENODEV and the
- * reserved bits are checked by the caller) opcode, ERANGE on the port or
- * fabric id argument and on a route's egress port, EPERM, then argument
- * values.
- */
-static uint32_t m890_switch_do(M890State *s, uint32_t op, uint32_t arg)
-{
-    struct icn_switch *core = s->sw->core;
-    uint64_t arg0 = s->sw_arg[0], *d = s->sw_data;
-    bool changes;
-
-    switch (op) {
-    case M890_SW_OP_INFO:
-    case M890_SW_OP_PORT_GET:
-    case M890_SW_OP_ROUTE_GET:
-        changes = false;
-        break;
-    case M890_SW_OP_PORT_SET_ADMIN:
-    case M890_SW_OP_PORT_CLEAR:
-    case M890_SW_OP_PORT_SET_PARTITION:
-    case M890_SW_OP_ROUTE_SET:
-    case M890_SW_OP_PORT_INJECT:
-        changes = true;
-        break;
-    default:
-        return M890_SW_EINVAL;
-    }
-    if (op != M890_SW_OP_INFO && arg >= ICN_SWITCH_PORTS) {
-        return M890_SW_ERANGE;
-    }
-    if (op == M890_SW_OP_ROUTE_SET &&
-        (arg0 & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS) {
-        return M890_SW_ERANGE;
-    }
-    if (changes && !s->sw_mgmt) {
-        return M890_SW_EPERM;
-    }
-
-    switch (op) {
-    case M890_SW_OP_INFO:
-        d[0] = ICN_SWITCH_PORTS;
-        d[1] = ICN_SWITCH_VERSION;
-        d[2] = icn_switch_id(core);
-        return M890_SW_OK;
-    case M890_SW_OP_PORT_GET:
-        m890_switch_port_get(s, arg);
-        return M890_SW_OK;
-    case M890_SW_OP_PORT_SET_ADMIN:
-        if (arg0 > 1) {
-            return M890_SW_EINVAL;
-        }
-        return m890_switch_status(icn_switch_set_admin(core, arg, arg0 ?
-                                  M890_LINK_UP : M890_LINK_DOWN));
-    case M890_SW_OP_PORT_CLEAR:
-        return m890_switch_status(icn_switch_port_clear(core, arg));
-    case M890_SW_OP_PORT_SET_PARTITION:
-        if (arg0 >= M890_SW_PARTITIONS) {
-            return M890_SW_EINVAL;
-        }
-        return m890_switch_status(icn_switch_set_partition(core, arg, arg0));
-    case M890_SW_OP_ROUTE_GET:
-        icn_switch_route_get(core, arg, &d[0]);
-        return M890_SW_OK;
-    case M890_SW_OP_ROUTE_SET:
-        return m890_switch_status(icn_switch_route_set(core, arg, arg0));
-    default:    /* M890_SW_OP_PORT_INJECT */
-        if (arg0 > UINT32_MAX) {
-            return M890_SW_EINVAL;
-        }
-        return m890_switch_status(icn_switch_inject(core, arg, arg0,
-                                                    s->sw_arg[1]));
-    }
-}
-
 void m890_switch_cmd(M890State *s, uint32_t cmd)
 {
     uint32_t op = cmd & 0xff, arg = (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff;
+    IcnRemote *remote = s->attached ? s->sw->remote : NULL;
 
     memset(s->sw_data, 0, sizeof(s->sw_data));
-    if (!s->attached) {
+    if (!s->attached || (remote && !icn_remote_connected(remote))) {
         s->sw_status = M890_SW_ENODEV;
-    } else if (cmd >> 16) {
-        s->sw_status = M890_SW_EINVAL;
+    } else if (remote) {
+        s->sw_status = icn_remote_cmd(remote, s, cmd, s->sw_data);
     } else {
-        s->sw_status = m890_switch_do(s, op, arg);
+        s->sw_status = icn_switch_command(s->sw->core, s->sw_mgmt, cmd,
+                                          s->sw_arg[0], s->sw_arg[1],
+                                          s->sw_data);
     }
     if (s->sw_status != M890_SW_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "m890: switch command 0x%x: status %u\n",
                       cmd, s->sw_status);
-    }
-    if (s->sw_status != M890_SW_OK) {
         memset(s->sw_data, 0, sizeof(s->sw_data));
     }
     trace_m890_switch_cmd(op, arg, s->sw_status);
@@ -237,11 +143,32 @@ static void icn_switch_complete(UserCreatable *uc, Error **errp)
         return;
     }
     icn_switch_set_event_cb(sw->core, icn_switch_event_cb, sw);
+    if (sw->socket) {
+        icn_remote_open(sw, errp);
+    }
 }
 
 static bool icn_switch_can_be_deleted(UserCreatable *uc)
 {
     return ICN_SWITCH(uc)->cards == 0;
+}
+
+static char *icn_switch_get_socket(Object *obj, Error **errp)
+{
+    return g_strdup(ICN_SWITCH(obj)->socket);
+}
+
+static void icn_switch_set_socket(Object *obj, const char *value,
+                                  Error **errp)
+{
+    IcnSwitchState *sw = ICN_SWITCH(obj);
+
+    if (sw->core) {
+        error_setg(errp, "icn-switch: 'socket' cannot change once created");
+        return;
+    }
+    g_free(sw->socket);
+    sw->socket = g_strdup(value);
 }
 
 static void icn_switch_instance_init(Object *obj)
@@ -250,13 +177,17 @@ static void icn_switch_instance_init(Object *obj)
 
     object_property_add_uint32_ptr(obj, "switch-id", &sw->switch_id,
                                    OBJ_PROP_FLAG_READWRITE);
+    object_property_add_str(obj, "socket", icn_switch_get_socket,
+                            icn_switch_set_socket);
 }
 
 static void icn_switch_instance_finalize(Object *obj)
 {
     IcnSwitchState *sw = ICN_SWITCH(obj);
 
+    icn_remote_close(sw);
     icn_switch_free(sw->core);
+    g_free(sw->socket);
     sw->core = NULL;
 }
 

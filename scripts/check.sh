@@ -3,11 +3,13 @@
 #
 # Run every test suite and print one summary line "N passed, N failed".
 # Suites: host unit tests (plain and ASan/UBSan builds), the device qtests,
-# and the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
-# run in one guest boot per card count.  Each suite speaks TAP; its output
-# goes to build/logs/<suite>.log and a line per suite is printed.
+# the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
+# run in one guest boot per card count, and two guests on icn-switchd.
+# Each suite speaks TAP; its output goes to build/logs/<suite>.log and a
+# line per suite is printed.
 #
-# Environment: QEMU, KERNEL, INITRD (as for guest-run.sh), QTEST_DIR.
+# Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
+# QTEST_DIR; CHECK_CARDS, CHECK_VMS=0 (skip the two-VM suite).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/logs
@@ -54,7 +56,8 @@ run_suite checkpatch "$top/scripts/checkpatch.sh"
 # 2. Device model qtests.
 for t in "${QTEST_DIR:?}"/*-test; do
 	[ -x "$t" ] || continue
-	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" "$t" --tap -k
+	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" \
+		ICN_SWITCHD="$top/build/host/icn-switchd" "$t" --tap -k
 done
 
 # 3. In-guest suites, one boot per card count.
@@ -71,6 +74,13 @@ for n in ${CHECK_COLL_CARDS:-4}; do
 		-t "${GUEST_TIMEOUT:-1200}" -l "$logdir/guest-${n}cards-collectives.console.log" -- \
 		'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc; do echo "# suite $t"; $t || rc=1; done; exit $rc'
 done
+# 5. Two VMs of two cards on one icn-switchd: the joined fabric seen from
+# each guest (tests/guest/m890-vm-fabric.sh).  Cross-VM data, a VM that
+# dies and the daemon's restart are covered by qtest-m890-multivm-test.
+if [ "${CHECK_VMS:-1}" != 0 ]; then
+	run_suite guest-2vms "$top/scripts/guest-run.sh" -V 2 -n 2 -t "${GUEST_TIMEOUT:-1200}" \
+		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric --leave
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

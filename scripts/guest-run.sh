@@ -3,15 +3,22 @@
 #
 # Boot a microvm guest with N emulated M890 cards on one in-process ICN
 # switch, run one command (or an interactive shell) and return its status.
+# With -V VMS > 1, start icn-switchd and boot VMS guests at once, each
+# with N cards on the daemon's switch (VM v has ports v*N .. v*N+N-1), run
+# CMD in each (with M890_VM=v, M890_VMS, M890_CARDS in its environment),
+# prefix their output with "[vmV]" (except TAP result lines, which
+# check.sh counts) and return the first non-zero status.
 #
-# usage: guest-run.sh [-n CARDS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [CMD]
+# usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
-# Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio).
+# Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio);
+# ICN_SWITCHD (the daemon) for -V.
 set -uo pipefail
-cards=8 hbm=128 timeout=600 log= interactive=0 noload=
-while getopts "n:m:t:l:iN" o; do
+cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload=
+while getopts "n:V:m:t:l:iN" o; do
 	case $o in
 	n) cards=$OPTARG ;;
+	V) vms=$OPTARG ;;
 	m) hbm=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	l) log=$OPTARG ;;
@@ -28,18 +35,41 @@ if [ "$cards" -lt 1 ] || [ "$cards" -gt 64 ]; then
 	echo "guest-run: CARDS must be 1..64 (ICN Switch 1.0 has 64 ports)" >&2
 	exit 2
 fi
+case $vms in ''|*[!0-9]*) echo "guest-run: VMS must be a number" >&2; exit 2 ;; esac
+if [ "$vms" -lt 1 ] || [ $((vms * cards)) -gt 64 ]; then
+	echo "guest-run: VMS x CARDS must be 1..64 (one switch of 64 ports)" >&2
+	exit 2
+fi
+if [ "$vms" -gt 1 ]; then
+	[ "$interactive" = 0 ] || { echo "guest-run: -i needs one VM" >&2; exit 2; }
+	: "${ICN_SWITCHD:?ICN_SWITCHD not set (the icn-switchd binary)}"
+fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-initrd=$INITRD
-if [ "$interactive" = 0 ]; then
-	# An appended cpio adds /cmd.sh to the base image without rebuilding it.
-	mkdir -p "$work/extra"
-	printf '%s\n' "$cmd" >"$work/extra/cmd.sh"
-	(cd "$work/extra" && echo cmd.sh | cpio -o -H newc --owner=+0:+0 --quiet) >"$work/extra.cpio"
-	cat "$INITRD" "$work/extra.cpio" >"$work/initrd.cpio"
-	initrd=$work/initrd.cpio
-fi
+switchd_pid=
+cleanup() {
+	[ -n "$switchd_pid" ] && kill "$switchd_pid" 2>/dev/null && wait "$switchd_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# vm_initrd DIR VM: the base image plus /cmd.sh (an appended cpio adds it
+# without rebuilding the image); prints the initrd's path.
+vm_initrd() {
+	local dir=$1 v=$2
+	if [ "$interactive" = 1 ]; then
+		echo "$INITRD"
+		return
+	fi
+	mkdir -p "$dir/extra"
+	{
+		[ "$vms" -gt 1 ] && echo "export M890_VM=$v M890_VMS=$vms M890_CARDS=$cards"
+		printf '%s\n' "$cmd"
+	} >"$dir/extra/cmd.sh"
+	(cd "$dir/extra" && echo cmd.sh | cpio -o -H newc --owner=+0:+0 --quiet) >"$dir/extra.cpio"
+	cat "$INITRD" "$dir/extra.cpio" >"$dir/initrd.cpio"
+	echo "$dir/initrd.cpio"
+}
 
 accel="-accel tcg,thread=multi"
 if [ "${M890_KVM:-auto}" != 0 ] && [ -w /dev/kvm ] && [ -f "${M890_CACHE:-/nonexistent}/kvm-ok" ]; then
@@ -50,18 +80,32 @@ fi
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || tsc_khz=2000000
 mem=$((1024 + cards * 16))
-args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
-	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
-	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
-	-monitor "unix:${M890_MONITOR:-$work/monitor.sock},server=on,wait=off"
-	-object icn-switch,id=sw0)
-for ((i = 0; i < cards; i++)); do
-	args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
-		-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$i")
-done
+
+# vm_args DIR VM: QEMU's arguments for VM number VM into the array args.
+vm_args() {
+	local dir=$1 v=$2 i port switch=icn-switch,id=sw0 mon=$1/monitor.sock
+	if [ -n "${M890_MONITOR:-}" ]; then
+		mon=$M890_MONITOR
+		[ "$vms" -gt 1 ] && mon=$mon.vm$v
+	fi
+	[ "$vms" -gt 1 ] && switch=$switch,socket=$work/icn.sock
+	args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
+		-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
+		-serial stdio -kernel "$KERNEL" -initrd "$(vm_initrd "$dir" "$v")"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
+		-monitor "unix:$mon,server=on,wait=off"
+		-object "$switch")
+	# the name identifies the VM in icn-switchd's log
+	[ "$vms" -gt 1 ] && args+=(-name "m890-vm$v")
+	for ((i = 0; i < cards; i++)); do
+		port=$((v * cards + i))
+		args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
+			-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$port")
+	done
+}
 
 if [ "$interactive" = 1 ]; then
+	vm_args "$work" 0
 	exec "$QEMU" "${args[@]}"
 fi
 # The status is read from a private copy: concurrent runs may share $log.
@@ -81,43 +125,84 @@ fi
 # first thing, and a boot that has not shown it in time is restarted
 # (twice at most).  Hangs after boot are the command's and are never
 # retried.
-boot_timeout=${M890_BOOT_TIMEOUT:-90}
-for attempt in 1 2 3; do
-	: >"$work/console.log"
-	rm -f "$work/qemu.pid" "$work/qemu.rc"
-	{
-		timeout --foreground -k 5 "$timeout" "$QEMU" "${args[@]}" \
-			-pidfile "$work/qemu.pid" </dev/null 2>&1
-		echo $? >"$work/qemu.rc"
-	} | sed -u 's/\r$//' | tee "$work/console.log" -a "$log" |
-		grep --line-buffered -v -E '^M890-(EXIT=|BOOTED)|^\[ *[0-9.]+\] (reboot|ACPI)' &
-	pipeline=$!
-	booted=0
-	for ((t = 0; t < boot_timeout * 2; t++)); do
-		if grep -q '^M890-BOOTED' "$work/console.log"; then
-			booted=1
-			break
+#
+# run_vm DIR VM PREFIX: boot VM number VM, print its console (each line
+# prefixed by PREFIX) and leave the guest's exit status in DIR/rc.
+run_vm() {
+	local dir=$1 v=$2 prefix=$3 attempt booted t pipeline qrc rc
+	local boot_timeout=${M890_BOOT_TIMEOUT:-90}
+	mkdir -p "$dir"
+	vm_args "$dir" "$v"
+	for attempt in 1 2 3; do
+		: >"$dir/console.log"
+		rm -f "$dir/qemu.pid" "$dir/qemu.rc"
+		{
+			timeout --foreground -k 5 "$timeout" "$QEMU" "${args[@]}" \
+				-pidfile "$dir/qemu.pid" </dev/null 2>&1
+			echo $? >"$dir/qemu.rc"
+		} | sed -u 's/\r$//' | tee "$dir/console.log" |
+			sed -u -E "/^ *(not )?ok [0-9]/! s/^/$prefix/" | tee -a "$log" |
+			grep --line-buffered -v -E '^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED)|\[ *[0-9.]+\] (reboot|ACPI))' &
+		pipeline=$!
+		booted=0
+		for ((t = 0; t < boot_timeout * 2; t++)); do
+			if grep -q '^M890-BOOTED' "$dir/console.log"; then
+				booted=1
+				break
+			fi
+			kill -0 "$pipeline" 2>/dev/null || break
+			sleep 0.5
+		done
+		if [ $booted = 0 ] && [ -s "$dir/qemu.pid" ] && kill -0 "$pipeline" 2>/dev/null; then
+			echo "guest-run: ${prefix}guest did not boot in ${boot_timeout}s (attempt $attempt), restarting it" >&2
+			kill "$(cat "$dir/qemu.pid")" 2>/dev/null
+			wait "$pipeline"
+			continue
 		fi
-		kill -0 "$pipeline" 2>/dev/null || break
-		sleep 0.5
-	done
-	if [ $booted = 0 ] && [ -s "$work/qemu.pid" ] && kill -0 "$pipeline" 2>/dev/null; then
-		echo "guest-run: guest did not boot in ${boot_timeout}s (attempt $attempt), restarting it" >&2
-		kill "$(cat "$work/qemu.pid")" 2>/dev/null
 		wait "$pipeline"
-		continue
+		break
+	done
+	qrc=$(cat "$dir/qemu.rc" 2>/dev/null || echo 1)
+	rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$dir/console.log" | tail -n1)
+	if [ -z "$rc" ]; then
+		if [ "$qrc" = 124 ]; then
+			echo "guest-run: ${prefix}guest timed out after ${timeout}s (log: $log)" >&2
+		else
+			echo "guest-run: ${prefix}guest ended without an exit status (QEMU status $qrc, log: $log)" >&2
+		fi
+		rc=125
 	fi
-	wait "$pipeline"
-	break
+	echo "$rc" >"$dir/rc"
+}
+
+if [ "$vms" = 1 ]; then
+	run_vm "$work" 0 ""
+	exit "$(cat "$work/rc")"
+fi
+
+# Several VMs: one icn-switchd for all of them, its log next to $log.
+swlog=/dev/null
+[ "$log" = /dev/null ] || swlog=${log%.log}.icn-switchd.log
+"$ICN_SWITCHD" -s "$work/icn.sock" -p "$work/icn.pid" 2>"$swlog" &
+switchd_pid=$!
+for ((t = 0; t < 100; t++)); do
+	[ -s "$work/icn.pid" ] && break
+	kill -0 "$switchd_pid" 2>/dev/null || break
+	sleep 0.1
 done
-qrc=$(cat "$work/qemu.rc" 2>/dev/null || echo 1)
-rc=$(sed -n 's/^M890-EXIT=\([0-9]*\)$/\1/p' "$work/console.log" | tail -n1)
-if [ -z "$rc" ]; then
-	if [ "$qrc" = 124 ]; then
-		echo "guest-run: guest timed out after ${timeout}s (log: $log)" >&2
-	else
-		echo "guest-run: guest ended without an exit status (QEMU status $qrc, log: $log)" >&2
-	fi
+if [ ! -s "$work/icn.pid" ]; then
+	echo "guest-run: icn-switchd did not start (log: $swlog)" >&2
 	exit 125
 fi
-exit "$rc"
+pids=()
+for ((v = 0; v < vms; v++)); do
+	run_vm "$work/vm$v" "$v" "[vm$v] " &
+	pids+=($!)
+done
+status=0
+for ((v = 0; v < vms; v++)); do
+	wait "${pids[$v]}"
+	rc=$(cat "$work/vm$v/rc" 2>/dev/null || echo 125)
+	[ "$status" = 0 ] && status=$rc
+done
+exit "$status"

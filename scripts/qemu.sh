@@ -117,10 +117,13 @@ doc = """##
 #
 # @switch-id: switch identifier reported to the cards (default: 0)
 #
+# @socket: Unix socket of icn-switchd; the switch is then shared with
+#     the cards of other VMs (default: the switch is in this process)
+#
 # Since: 10.0
 ##
 { 'struct': 'IcnSwitchProperties',
-  'data': { '*switch-id': 'uint32' } }
+  'data': { '*switch-id': 'uint32', '*socket': 'str' } }
 
 """
 s = s.replace("##\n# @ObjectType:\n", doc + "##\n# @ObjectType:\n", 1)
@@ -128,7 +131,23 @@ s = s.replace("\n    'input-barrier',\n", "\n    'icn-switch',\n    'input-barri
 s = s.replace("\n      'input-barrier':", "\n      'icn-switch':                 'IcnSwitchProperties',\n      'input-barrier':", 1)
 open(p, "w").write(s)
 PY
-grep -q "'icn-switch':" "$srcdir/qapi/qom.json" || fail "cannot patch qapi/qom.json"
+# A tree patched before icn-switch had a socket: add it.
+grep -q "'\*socket': 'str' } }" "$srcdir/qapi/qom.json" ||
+	/usr/bin/python3 - "$srcdir/qapi/qom.json" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "# @switch-id: switch identifier reported to the cards (default: 0)\n#\n"
+s = s.replace(old, old +
+              "# @socket: Unix socket of icn-switchd; the switch is then shared with\n"
+              "#     the cards of other VMs (default: the switch is in this process)\n#\n", 1)
+s = s.replace("'data': { '*switch-id': 'uint32' } }",
+              "'data': { '*switch-id': 'uint32', '*socket': 'str' } }", 1)
+open(p, "w").write(s)
+PY
+grep -q "'icn-switch':" "$srcdir/qapi/qom.json" &&
+	grep -q "'\*socket': 'str' } }" "$srcdir/qapi/qom.json" ||
+	fail "cannot patch qapi/qom.json"
 for t in $qtests; do
 	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" ||
 		sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['$t']|" \

@@ -519,3 +519,61 @@ void icn_switch_kick_all(struct icn_switch *sw)
     for (i = 0; i < n; i++)
         ep[i].kick(ep[i].opaque);
 }
+
+bool icn_switch_take_counters(struct icn_switch *sw, unsigned int port,
+                              struct icn_port_counters *c)
+{
+    struct icn_port *p;
+
+    memset(c, 0, sizeof(*c));
+    if (port >= ICN_SWITCH_PORTS)
+        return false;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    c->tx_bytes = p->tx_bytes;
+    c->rx_bytes = p->rx_bytes;
+    c->tx_pkts = p->tx_pkts;
+    c->rx_pkts = p->rx_pkts;
+    c->errors = p->errors;
+    p->tx_bytes = p->rx_bytes = p->tx_pkts = p->rx_pkts = p->errors = 0;
+    pthread_mutex_unlock(&sw->lock);
+    return c->tx_bytes || c->rx_bytes || c->tx_pkts || c->rx_pkts ||
+           c->errors;
+}
+
+int icn_switch_add_counters(struct icn_switch *sw, unsigned int port,
+                            const struct icn_port_counters *c)
+{
+    struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    p->tx_bytes += c->tx_bytes;
+    p->rx_bytes += c->rx_bytes;
+    p->tx_pkts += c->tx_pkts;
+    p->rx_pkts += c->rx_pkts;
+    p->errors += c->errors;
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}
+
+int icn_switch_mirror_port(struct icn_switch *sw, unsigned int port,
+                           unsigned int admin, unsigned int oper,
+                           uint32_t partition)
+{
+    struct icn_port *p;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    if (admin > M890_LINK_ERROR || oper > M890_LINK_ERROR)
+        return -EINVAL;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    p->admin = (uint8_t)admin;
+    p->oper = (uint8_t)oper;
+    p->partition = partition;
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}

@@ -200,4 +200,36 @@ int icn_switch_port_clear(struct icn_switch *sw, unsigned int port);
 /* Call every attached endpoint's kick callback (after a SIGNAL). */
 void icn_switch_kick_all(struct icn_switch *sw);
 
+/*
+ * Several VMs (spec §8.6).  struct icn_port_counters: the counters that
+ * traffic changes, as increments to report or to add.
+ */
+struct icn_port_counters {
+    uint64_t tx_bytes;
+    uint64_t rx_bytes;
+    uint64_t tx_pkts;
+    uint64_t rx_pkts;
+    uint64_t errors;
+};
+
+/*
+ * Read and zero the traffic counters of @port (a QEMU process counts its
+ * cards' peer traffic in its own copy of the switch and reports the
+ * increments to icn-switchd).  Returns true if any was non-zero.
+ */
+bool icn_switch_take_counters(struct icn_switch *sw, unsigned int port,
+                              struct icn_port_counters *c);
+/* Add reported increments to the counters of @port.  Returns 0 or -ERANGE. */
+int icn_switch_add_counters(struct icn_switch *sw, unsigned int port,
+                            const struct icn_port_counters *c);
+/*
+ * Set the admin and oper state and the partition of @port to what the
+ * fabric daemon reports, without events and without counting a link
+ * down: the daemon's switch is the one that counts and sends events.
+ * Returns 0, -ERANGE or -EINVAL (a state above M890_LINK_ERROR).
+ */
+int icn_switch_mirror_port(struct icn_switch *sw, unsigned int port,
+                           unsigned int admin, unsigned int oper,
+                           uint32_t partition);
+
 #endif /* ICN_SWITCH_CORE_H */

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * DOC: icn-switchd, the ICN Switch 1.0 of several VMs
+ *
+ * One process holds the switch (the plain-C core: ports, link states,
+ * partitions, counters) for the cards of several QEMU processes.  Each
+ * QEMU process connects once over a Unix stream socket, says HELLO and
+ * ATTACHes its cards with their HBM file and a notification eventfd
+ * (Documentation/icn-switchd.rst is the protocol's spec).  The daemon
+ * forwards every card's two descriptors to every other client (PEER), so
+ * a QEMU process maps its peers' HBM and moves peer data itself, checked
+ * by its own copy of the switch state, which the daemon keeps current
+ * with PORT_STATE messages; the clients report their traffic
+ * (COUNTERS) and relay their cards' management commands (CMD).  Events
+ * go to every client.
+ *
+ * A client that closes its socket or dies takes its ports down: the core
+ * detaches them (events to the others, PEER_GONE) and the rest continue;
+ * its ports can be attached again by a new client.  The state lives in
+ * memory only: a restarted daemon starts from switch power-on.
+ *
+ * Single-threaded: a poll() loop over the listening socket and the
+ * clients.  A send that cannot complete within ICN_SEND_TIMEOUT_MS (a
+ * client that stopped reading) drops that client, so one stuck VM cannot
+ * stall the fabric.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "icn_proto.h"
+#include "icn_switch_cmd.h"
+#include "icn_switch_core.h"
+
+#define ICN_MAX_CLIENTS         64
+#define ICN_SEND_TIMEOUT_MS     2000
+#define ICN_MAX_MGMT_NAMES      16
+
+struct client;
+
+/* A card cabled to a port by a client; the switch core's endpoint opaque. */
+struct card {
+    struct client *owner;       /* NULL: port free */
+    unsigned int port;
+    uint64_t hbm_size;
+    int fds[ICN_PROTO_FDS];     /* HBM file, notification eventfd */
+};
+
+struct client {
+    bool used;
+    bool hello;                 /* HELLO accepted */
+    bool dead;                  /* close at the end of this loop turn */
+    unsigned int id;
+    unsigned int version;
+    bool mgmt;                  /* its cards have management permission */
+    char name[32];
+    struct icn_conn conn;
+};
+
+static struct {
+    struct icn_switch *sw;
+    const char *path;
+    bool mgmt;                  /* clients' cards may change the switch */
+    const char *mgmt_names[ICN_MAX_MGMT_NAMES];  /* -M: only these may */
+    unsigned int n_mgmt_names;
+    int verbose;
+    int listen_fd;
+    unsigned int next_id;
+    struct card card[ICN_SWITCH_PORTS];
+    struct client client[ICN_MAX_CLIENTS];
+} d;
+
+static volatile sig_atomic_t stop_signal;
+
+static void logmsg(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void logmsg(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level > d.verbose) {
+        return;
+    }
+    va_start(ap, fmt);
+    fputs("icn-switchd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void client_send(struct client *c, unsigned int type, uint32_t seq,
+                        const void *payload, const int *fds,
+                        unsigned int nfds)
+{
+    int ret;
+
+    if (c->dead) {
+        return;
+    }
+    ret = icn_send(c->conn.fd, c->hello ? c->version : 1, type, seq, payload,
+                   fds, nfds);
+    if (ret) {
+        logmsg(0, "client %u (%s): cannot send %s: %s; dropping it", c->id,
+               c->name, icn_msg_name(type), strerror(-ret));
+        c->dead = true;
+    }
+}
+
+/* Send to every client that said HELLO, except @skip. */
+static void broadcast(const struct client *skip, unsigned int type,
+                      const void *payload, const int *fds, unsigned int nfds)
+{
+    unsigned int i;
+
+    for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+        struct client *c = &d.client[i];
+
+        if (c->used && c->hello && c != skip) {
+            client_send(c, type, 0, payload, fds, nfds);
+        }
+    }
+}
+
+static void port_state_msg(unsigned int port, struct icn_msg_port_state *m)
+{
+    struct icn_port_info pi;
+    uint64_t route = 0;
+
+    memset(m, 0, sizeof(*m));
+    icn_switch_port_get(d.sw, port, &pi);
+    m->port = (uint8_t)port;
+    m->admin = pi.admin;
+    m->oper = pi.oper;
+    m->present = pi.present;
+    m->partition = pi.partition;
+    icn_switch_route_get(d.sw, port, &route);
+    m->route = (uint32_t)route;
+    m->drops = pi.inject_drops;
+}
+
+static void broadcast_port_state(unsigned int port)
+{
+    struct icn_msg_port_state m;
+
+    port_state_msg(port, &m);
+    broadcast(NULL, ICN_MSG_PORT_STATE, &m, NULL, 0);
+}
+
+/* Core event callback: called once per endpoint and once for the owner. */
+static void on_switch_event(void *cb_opaque, void *ep_opaque,
+                            const struct icn_event *ev)
+{
+    struct icn_msg_event m = { .event = icn_event_word(ev) };
+
+    (void)cb_opaque;
+    if (ep_opaque) {
+        return;         /* the clients fan events out to their cards */
+    }
+    logmsg(1, "event type %u port %u value %u", ev->type, ev->port,
+           ev->value);
+    broadcast_port_state(ev->port);
+    broadcast(NULL, ICN_MSG_EVENT, &m, NULL, 0);
+}
+
+static void card_release(struct card *k)
+{
+    struct icn_msg_port gone = { .port = (uint8_t)k->port };
+    struct client *owner = k->owner;
+
+    k->owner = NULL;
+    icn_switch_detach(d.sw, k->port);
+    close(k->fds[0]);
+    close(k->fds[1]);
+    broadcast(owner, ICN_MSG_PEER_GONE, &gone, NULL, 0);
+}
+
+static void client_close(struct client *c)
+{
+    unsigned int i;
+
+    logmsg(0, "client %u (%s) disconnected", c->id, c->name);
+    c->used = false;       /* no more broadcasts to it */
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        if (d.card[i].owner == c) {
+            card_release(&d.card[i]);
+        }
+    }
+    icn_conn_release(&c->conn);
+    close(c->conn.fd);
+}
+
+static void do_hello(struct client *c, const struct icn_msg *m)
+{
+    const struct icn_msg_hello *h = &m->u.hello;
+    struct icn_msg_hello_reply r = { .switch_id = icn_switch_id(d.sw) };
+    unsigned int i, hi;
+
+    memcpy(c->name, h->name, sizeof(c->name) - 1);
+    c->name[sizeof(c->name) - 1] = 0;
+    for (i = 0; c->name[i]; i++) {
+        if (c->name[i] < 0x20 || c->name[i] > 0x7e) {
+            c->name[i] = '?';
+        }
+    }
+    hi = h->max_version < ICN_PROTO_VERSION ? h->max_version :
+         ICN_PROTO_VERSION;
+    if (m->hdr.version != 1 || h->flags || h->min_version < 1 ||
+        h->min_version > h->max_version) {
+        r.status = -EINVAL;
+    } else if (h->min_version > ICN_PROTO_VERSION ||
+               hi < ICN_PROTO_MIN_VERSION) {
+        r.status = -EPROTONOSUPPORT;
+    }
+    if (r.status) {
+        logmsg(0, "client %u (%s): refused: versions %u..%u, flags 0x%x "
+               "(this daemon speaks %u..%u)", c->id, c->name,
+               h->min_version, h->max_version, h->flags,
+               ICN_PROTO_MIN_VERSION, ICN_PROTO_VERSION);
+        client_send(c, ICN_MSG_HELLO_REPLY, m->hdr.seq, &r, NULL, 0);
+        c->dead = true;
+        return;
+    }
+    r.version = (uint16_t)hi;
+    c->mgmt = d.mgmt;
+    if (d.mgmt && d.n_mgmt_names) {
+        c->mgmt = false;
+        for (i = 0; i < d.n_mgmt_names; i++) {
+            c->mgmt |= !strcmp(c->name, d.mgmt_names[i]);
+        }
+    }
+    r.flags = c->mgmt ? ICN_HELLO_F_MGMT : 0;
+    client_send(c, ICN_MSG_HELLO_REPLY, m->hdr.seq, &r, NULL, 0);
+    c->hello = true;
+    c->version = hi;
+    logmsg(0, "client %u (%s) connected, protocol version %u%s", c->id,
+           c->name, hi, c->mgmt ? "" : ", no management permission");
+    /* the whole switch: every card of the other clients, every port */
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        struct card *k = &d.card[i];
+        struct icn_msg_attach a = { .port = (uint8_t)i,
+                                    .hbm_size = k->hbm_size };
+        struct icn_msg_port_state st;
+
+        if (k->owner) {
+            client_send(c, ICN_MSG_PEER, 0, &a, k->fds, ICN_PROTO_FDS);
+        }
+        port_state_msg(i, &st);
+        client_send(c, ICN_MSG_PORT_STATE, 0, &st, NULL, 0);
+    }
+}
+
+/* True if @fd is an eventfd (a pipe could block the peers that kick it). */
+static bool is_eventfd(int fd)
+{
+    char link[64], target[64];
+    ssize_t n;
+
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, target, sizeof(target) - 1);
+    if (n < 0) {
+        return false;
+    }
+    target[n] = 0;
+    return !strcmp(target, "anon_inode:[eventfd]");
+}
+
+static int32_t check_attach(const struct icn_msg *m)
+{
+    const struct icn_msg_attach *a = &m->u.attach;
+    uint64_t size = a->hbm_size;
+    struct stat st;
+    unsigned int i;
+    int seals;
+
+    if (a->port >= ICN_SWITCH_PORTS) {
+        return -ERANGE;
+    }
+    for (i = 0; i < sizeof(a->rsvd); i++) {
+        if (a->rsvd[i]) {
+            return -EINVAL;
+        }
+    }
+    if (size < 4096 || (size & (size - 1))) {
+        return -EINVAL;
+    }
+    if (fstat(m->fds[0], &st) || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size < size) {
+        return -EINVAL;
+    }
+    /* peers map it: a file that can shrink could SIGBUS them */
+    seals = fcntl(m->fds[0], F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK) || !is_eventfd(m->fds[1])) {
+        return -EINVAL;
+    }
+    if (d.card[a->port].owner) {
+        return -EBUSY;
+    }
+    return 0;
+}
+
+static void do_attach(struct client *c, struct icn_msg *m)
+{
+    struct icn_msg_status r = { .port = m->u.attach.port };
+    struct icn_endpoint ep = { 0 };
+    struct card *k;
+
+    r.status = check_attach(m);
+    if (r.status) {
+        logmsg(0, "client %u (%s): attach of port %u refused: %s", c->id,
+               c->name, r.port, strerror(-r.status));
+        client_send(c, ICN_MSG_STATUS, m->hdr.seq, &r, NULL, 0);
+        return;
+    }
+    k = &d.card[r.port];
+    k->owner = c;
+    k->hbm_size = m->u.attach.hbm_size;
+    k->fds[0] = m->fds[0];
+    k->fds[1] = m->fds[1];
+    m->nfds = 0;                /* the card keeps them */
+    /* the others can map the card before its port comes up */
+    broadcast(c, ICN_MSG_PEER, &m->u.attach, k->fds, ICN_PROTO_FDS);
+    ep.opaque = k;
+    ep.hbm_size = k->hbm_size;
+    icn_switch_attach(d.sw, k->port, &ep);  /* free: checked above */
+    logmsg(0, "client %u (%s) attached port %u (%llu MiB HBM)", c->id,
+           c->name, k->port, (unsigned long long)(k->hbm_size >> 20));
+    client_send(c, ICN_MSG_STATUS, m->hdr.seq, &r, NULL, 0);
+}
+
+static void do_detach(struct client *c, const struct icn_msg *m)
+{
+    struct icn_msg_status r = { .port = m->u.port.port };
+
+    if (m->u.port.port >= ICN_SWITCH_PORTS) {
+        r.status = -ERANGE;
+    } else if (d.card[m->u.port.port].owner != c) {
+        r.status = -ENOENT;
+    } else {
+        card_release(&d.card[m->u.port.port]);
+        logmsg(0, "client %u (%s) detached port %u", c->id, c->name, r.port);
+    }
+    client_send(c, ICN_MSG_STATUS, m->hdr.seq, &r, NULL, 0);
+}
+
+static void do_cmd(struct client *c, const struct icn_msg *m)
+{
+    const struct icn_msg_cmd *q = &m->u.cmd;
+    struct icn_msg_cmd_reply r = { 0 };
+    uint32_t cmd = q->op | (uint32_t)q->arg << M890_SW_CMD_ARG_SHIFT |
+                   (uint32_t)q->rsvd0 << 16;
+
+    if (q->port >= ICN_SWITCH_PORTS || d.card[q->port].owner != c) {
+        r.status = M890_SW_ENODEV;
+    } else if (q->rsvd[0] || q->rsvd[1] || (q->flags & ~ICN_CMD_F_MGMT)) {
+        r.status = M890_SW_EINVAL;
+    } else {
+        r.status = icn_switch_command(d.sw,
+                                      c->mgmt && (q->flags & ICN_CMD_F_MGMT),
+                                      cmd, q->arg0, q->arg1, r.data);
+    }
+    logmsg(1, "client %u: port %u command 0x%x: status %u", c->id, q->port,
+           cmd, r.status);
+    client_send(c, ICN_MSG_CMD_REPLY, m->hdr.seq, &r, NULL, 0);
+    if (r.status == M890_SW_OK && q->op != M890_SW_OP_INFO &&
+        q->op != M890_SW_OP_PORT_GET) {
+        /* a change without an event (injection counts) still reaches all */
+        broadcast_port_state(q->arg);
+    }
+}
+
+static void do_counters(struct client *c, const struct icn_msg *m)
+{
+    const struct icn_msg_counters *n = &m->u.counters;
+    struct icn_port_counters pc = {
+        .tx_bytes = n->tx_bytes, .rx_bytes = n->rx_bytes,
+        .tx_pkts = n->tx_pkts, .rx_pkts = n->rx_pkts, .errors = n->errors,
+    };
+
+    struct icn_port_info pi;
+
+    if (icn_switch_add_counters(d.sw, n->port, &pc)) {
+        logmsg(0, "client %u (%s): counters of port %u ignored", c->id,
+               c->name, n->port);
+        return;
+    }
+    if (n->drops && !icn_switch_port_get(d.sw, n->port, &pi) &&
+        pi.inject_drops) {
+        /* the client used up injected drops: lower the pending count */
+        if (pi.inject_drops > n->drops) {
+            icn_switch_inject(d.sw, n->port, M890_SW_INJECT_DROP,
+                              pi.inject_drops - n->drops);
+        } else {
+            icn_switch_inject(d.sw, n->port, M890_SW_INJECT_CLEAR, 0);
+        }
+        broadcast_port_state(n->port);
+    }
+}
+
+static void client_message(struct client *c, struct icn_msg *m)
+{
+    logmsg(2, "client %u: %s seq %u", c->id, icn_msg_name(m->hdr.type),
+           m->hdr.seq);
+    if (!c->hello) {
+        if (m->hdr.type == ICN_MSG_HELLO) {
+            do_hello(c, m);
+        } else {
+            logmsg(0, "client %u: %s before HELLO", c->id,
+                   icn_msg_name(m->hdr.type));
+            c->dead = true;
+        }
+        return;
+    }
+    if (m->hdr.version != c->version) {
+        logmsg(0, "client %u (%s): message version %u, negotiated %u", c->id,
+               c->name, m->hdr.version, c->version);
+        c->dead = true;
+        return;
+    }
+    switch (m->hdr.type) {
+    case ICN_MSG_ATTACH:
+        do_attach(c, m);
+        break;
+    case ICN_MSG_DETACH:
+        do_detach(c, m);
+        break;
+    case ICN_MSG_CMD:
+        do_cmd(c, m);
+        break;
+    case ICN_MSG_COUNTERS:
+        do_counters(c, m);
+        break;
+    default:
+        logmsg(0, "client %u (%s): unexpected %s", c->id, c->name,
+               icn_msg_name(m->hdr.type));
+        c->dead = true;
+    }
+}
+
+static void client_readable(struct client *c)
+{
+    struct icn_msg m;
+    unsigned int i;
+    int ret;
+
+    ret = icn_conn_fill(&c->conn);
+    if (ret == -EAGAIN) {
+        return;
+    }
+    if (ret <= 0) {
+        if (ret < 0) {
+            logmsg(0, "client %u (%s): receive failed: %s", c->id, c->name,
+                   strerror(-ret));
+        }
+        c->dead = true;
+        return;
+    }
+    while (!c->dead && (ret = icn_conn_next(&c->conn, &m)) > 0) {
+        client_message(c, &m);
+        for (i = 0; i < m.nfds; i++) {
+            close(m.fds[i]);
+        }
+    }
+    if (ret < 0) {
+        logmsg(0, "client %u (%s): protocol error", c->id, c->name);
+        c->dead = true;
+    }
+}
+
+static void accept_client(void)
+{
+    struct timeval tv = { .tv_sec = ICN_SEND_TIMEOUT_MS / 1000,
+                          .tv_usec = ICN_SEND_TIMEOUT_MS % 1000 * 1000 };
+    unsigned int i;
+    int fd;
+
+    fd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+        return;
+    }
+    i = 0;
+    while (i < ICN_MAX_CLIENTS && d.client[i].used) {
+        i++;
+    }
+    if (i == ICN_MAX_CLIENTS) {
+        logmsg(0, "too many clients; refusing one");
+        close(fd);
+        return;
+    }
+    /* sends block (bounded by the timeout), receives do not */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    memset(&d.client[i], 0, sizeof(d.client[i]));
+    d.client[i].used = true;
+    d.client[i].id = d.next_id++;
+    strcpy(d.client[i].name, "?");
+    icn_conn_init(&d.client[i].conn, fd);
+}
+
+static int listen_on(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, probe;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        fprintf(stderr, "icn-switchd: socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    /* a socket file left by a dead daemon is replaced, a live one is not */
+    probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+        fprintf(stderr, "icn-switchd: another daemon serves %s\n", path);
+        close(probe);
+        return -1;
+    }
+    if (probe >= 0) {
+        close(probe);
+    }
+    unlink(path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+        listen(fd, 16)) {
+        fprintf(stderr, "icn-switchd: cannot listen on %s: %s\n", path,
+                strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    return fd;
+}
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: icn-switchd -s SOCKET [-i SWITCH_ID] [-p PIDFILE] "
+            "[-M NAME]... [-R] [-v]\n"
+            "  -s SOCKET     Unix socket to serve (QEMU: -object "
+            "icn-switch,socket=SOCKET)\n"
+            "  -i SWITCH_ID  switch id reported by INFO (default 0)\n"
+            "  -p PIDFILE    write the pid there once the socket accepts\n"
+            "  -M NAME       management permission only for the VMs that say\n"
+            "                HELLO with this name (QEMU: -name NAME); repeatable\n"
+            "  -R            withhold management permission from every card\n"
+            "  -v            log state changes (-vv: every message)\n");
+}
+
+int main(int argc, char **argv)
+{
+    struct pollfd pfd[1 + ICN_MAX_CLIENTS];
+    struct client *who[1 + ICN_MAX_CLIENTS];
+    const char *pidfile = NULL;
+    unsigned long id = 0;
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigset_t block, orig;
+    unsigned int i, n;
+    char *end;
+    int opt;
+
+    d.mgmt = true;
+    while ((opt = getopt(argc, argv, "s:i:p:M:Rvh")) != -1) {
+        switch (opt) {
+        case 's':
+            d.path = optarg;
+            break;
+        case 'i':
+            errno = 0;
+            id = strtoul(optarg, &end, 0);
+            if (errno || *end || !*optarg || id > UINT32_MAX) {
+                fprintf(stderr, "icn-switchd: bad switch id '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'p':
+            pidfile = optarg;
+            break;
+        case 'M':
+            if (d.n_mgmt_names == ICN_MAX_MGMT_NAMES) {
+                fprintf(stderr, "icn-switchd: at most %d -M names\n",
+                        ICN_MAX_MGMT_NAMES);
+                return 2;
+            }
+            d.mgmt_names[d.n_mgmt_names++] = optarg;
+            break;
+        case 'R':
+            d.mgmt = false;
+            break;
+        case 'v':
+            d.verbose++;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!d.path || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    d.sw = icn_switch_new((uint32_t)id);
+    if (!d.sw) {
+        fprintf(stderr, "icn-switchd: out of memory\n");
+        return 1;
+    }
+    icn_switch_set_event_cb(d.sw, on_switch_event, NULL);
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        d.card[i].port = i;
+    }
+
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &orig);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    d.listen_fd = listen_on(d.path);
+    if (d.listen_fd < 0) {
+        return 1;
+    }
+    if (pidfile) {
+        FILE *f = fopen(pidfile, "w");
+
+        if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
+            fprintf(stderr, "icn-switchd: cannot write %s\n", pidfile);
+            unlink(d.path);
+            return 1;
+        }
+    }
+    logmsg(0, "serving %s (switch id %lu, protocol %u..%u%s)", d.path, id,
+           ICN_PROTO_MIN_VERSION, ICN_PROTO_VERSION,
+           !d.mgmt ? ", no management permission" :
+           d.n_mgmt_names ? ", management permission for -M VMs" : "");
+
+    while (!stop_signal) {
+        n = 0;
+        pfd[n].fd = d.listen_fd;
+        pfd[n].events = POLLIN;
+        who[n++] = NULL;
+        for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+            if (d.client[i].used) {
+                pfd[n].fd = d.client[i].conn.fd;
+                pfd[n].events = POLLIN;
+                who[n++] = &d.client[i];
+            }
+        }
+        if (ppoll(pfd, n, NULL, &orig) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            perror("icn-switchd: poll");
+            break;
+        }
+        if (pfd[0].revents & POLLIN) {
+            accept_client();
+        }
+        for (i = 1; i < n; i++) {
+            if (pfd[i].revents && who[i]->used) {
+                client_readable(who[i]);
+            }
+        }
+        /* closing may send (PEER_GONE, events) and kill more clients */
+        for (bool again = true; again;) {
+            again = false;
+            for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+                if (d.client[i].used && d.client[i].dead) {
+                    client_close(&d.client[i]);
+                    again = true;
+                }
+            }
+        }
+    }
+    if (stop_signal) {
+        logmsg(0, "signal %d: exiting", (int)stop_signal);
+    }
+    for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+        if (d.client[i].used) {
+            d.client[i].dead = true;
+            client_close(&d.client[i]);
+        }
+    }
+    close(d.listen_fd);
+    unlink(d.path);
+    if (pidfile) {
+        unlink(pidfile);
+    }
+    icn_switch_free(d.sw);
+    return 0;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * DOC: ICN switch management commands
+ *
+ * The decoder of the switch management window's commands (spec §8.3),
+ * written against the switch core only, so that a card relaying SW_CMD to
+ * an in-process switch and icn-switchd serving the cards of several VMs
+ * give the same answers.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "icn_switch_cmd.h"
+
+/* Map a core error of a changing command to a switch status. */
+static uint32_t icn_cmd_status(int ret)
+{
+    switch (ret) {
+    case 0:
+        return M890_SW_OK;
+    case -ERANGE:
+        return M890_SW_ERANGE;
+    default:
+        return M890_SW_EINVAL;
+    }
+}
+
+static void icn_cmd_port_get(struct icn_switch *sw, unsigned int port,
+                             uint64_t *d)
+{
+    struct icn_port_info pi;
+
+    icn_switch_port_get(sw, port, &pi);
+    d[M890_SW_PORT_STATE] = pi.admin | pi.oper << 8 |
+                            (uint32_t)pi.present << 16;
+    d[M890_SW_PORT_FABRIC_ID] = pi.fabric_id;
+    d[M890_SW_PORT_PARTITION] = pi.partition;
+    d[M890_SW_PORT_SPEED] = pi.speed_mbps;
+    d[M890_SW_PORT_TX_BYTES] = pi.tx_bytes;
+    d[M890_SW_PORT_RX_BYTES] = pi.rx_bytes;
+    d[M890_SW_PORT_TX_PKTS] = pi.tx_pkts;
+    d[M890_SW_PORT_RX_PKTS] = pi.rx_pkts;
+    d[M890_SW_PORT_ERRORS] = pi.errors;
+    d[M890_SW_PORT_LINK_DOWN] = pi.link_down;
+    d[M890_SW_PORT_INJECT_DROPS] = pi.inject_drops;
+}
+
+static uint32_t icn_cmd_do(struct icn_switch *sw, bool mgmt, uint32_t op,
+                           uint32_t arg, uint64_t arg0, uint64_t arg1,
+                           uint64_t *d)
+{
+    bool changes;
+
+    switch (op) {
+    case M890_SW_OP_INFO:
+    case M890_SW_OP_PORT_GET:
+    case M890_SW_OP_ROUTE_GET:
+        changes = false;
+        break;
+    case M890_SW_OP_PORT_SET_ADMIN:
+    case M890_SW_OP_PORT_CLEAR:
+    case M890_SW_OP_PORT_SET_PARTITION:
+    case M890_SW_OP_ROUTE_SET:
+    case M890_SW_OP_PORT_INJECT:
+        changes = true;
+        break;
+    default:
+        return M890_SW_EINVAL;
+    }
+    if (op != M890_SW_OP_INFO && arg >= ICN_SWITCH_PORTS) {
+        return M890_SW_ERANGE;
+    }
+    if (op == M890_SW_OP_ROUTE_SET &&
+        (arg0 & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS) {
+        return M890_SW_ERANGE;
+    }
+    if (changes && !mgmt) {
+        return M890_SW_EPERM;
+    }
+
+    switch (op) {
+    case M890_SW_OP_INFO:
+        d[0] = ICN_SWITCH_PORTS;
+        d[1] = ICN_SWITCH_VERSION;
+        d[2] = icn_switch_id(sw);
+        return M890_SW_OK;
+    case M890_SW_OP_PORT_GET:
+        icn_cmd_port_get(sw, arg, d);
+        return M890_SW_OK;
+    case M890_SW_OP_PORT_SET_ADMIN:
+        if (arg0 > 1) {
+            return M890_SW_EINVAL;
+        }
+        return icn_cmd_status(icn_switch_set_admin(sw, arg, arg0 ?
+                              M890_LINK_UP : M890_LINK_DOWN));
+    case M890_SW_OP_PORT_CLEAR:
+        return icn_cmd_status(icn_switch_port_clear(sw, arg));
+    case M890_SW_OP_PORT_SET_PARTITION:
+        if (arg0 >= M890_SW_PARTITIONS) {
+            return M890_SW_EINVAL;
+        }
+        return icn_cmd_status(icn_switch_set_partition(sw, arg, arg0));
+    case M890_SW_OP_ROUTE_GET:
+        icn_switch_route_get(sw, arg, &d[0]);
+        return M890_SW_OK;
+    case M890_SW_OP_ROUTE_SET:
+        return icn_cmd_status(icn_switch_route_set(sw, arg, arg0));
+    default:    /* M890_SW_OP_PORT_INJECT */
+        if (arg0 > UINT32_MAX) {
+            return M890_SW_EINVAL;
+        }
+        return icn_cmd_status(icn_switch_inject(sw, arg, arg0, arg1));
+    }
+}
+
+uint32_t icn_switch_command(struct icn_switch *sw, bool mgmt, uint32_t cmd,
+                            uint64_t arg0, uint64_t arg1, uint64_t *d)
+{
+    uint32_t status;
+
+    memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
+    if (cmd >> 16) {
+        return M890_SW_EINVAL;
+    }
+    status = icn_cmd_do(sw, mgmt, cmd & 0xff,
+                        (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff, arg0, arg1, d);
+    if (status != M890_SW_OK) {
+        memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
+    }
+    return status;
+}

@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# In-guest check of a fabric shared by several VMs, run in every VM by
+# `make run VMS=N` and by the guest-2vms suite of `make check` (see
+# scripts/guest-run.sh -V, which sets M890_VM, M890_VMS and M890_CARDS).
+# Prints TAP: this VM's cards, every card of every VM present and up on
+# the one switch as icnctl shows it, this VM's ports at their fabric ids,
+# then the all-to-all across this VM's cards and its bytes on the switch's
+# counters.  Exits non-zero if anything failed.
+#
+# --leave (two VMs): then VM 1 leaves and VM 0 carries on.  The admin
+# state of port 63 (no card) is the flag between them, set through the
+# shared switch: VM 0 takes it down when its checks are done; VM 1 waits
+# for that and powers off; VM 0 sees VM 1's ports go away (present no,
+# oper down), its own stay up, and runs the all-to-all again.
+leave=0
+[ "${1:-}" = --leave ] && leave=1
+vm=${M890_VM:-0}
+vms=${M890_VMS:-1}
+cards=${M890_CARDS:-$(ls /dev/accel 2>/dev/null | grep -c '^accel')}
+total=$((vms * cards))
+first=$((vm * cards))
+n=0
+fail=0
+
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		fail=1
+		echo "not ok $n - $2"
+	fi
+}
+
+# ports PRED: the JSON objects of `icnctl -j port show`, one per line,
+# that contain PRED.
+ports() {
+	sed 's/},{/}\n{/g' /tmp/ports.json | grep -F "$1"
+}
+
+nodes=$(ls /dev/accel 2>/dev/null | grep -c '^accel')
+test "$nodes" = "$cards"
+result $? "vm $vm: $cards accel nodes (found $nodes)"
+
+icnctl -j port show >/tmp/ports.json
+result $? "vm $vm: icnctl -j port show"
+present=$(ports '"present":true' | wc -l)
+test "$present" = "$total"
+result $? "vm $vm: $total cards of $vms VMs present on the switch (found $present)"
+up=$(ports '"present":true' | grep -c '"oper":"up"')
+test "$up" = "$total"
+result $? "vm $vm: their $total ports oper up (found $up)"
+mine=0
+for i in $(seq 0 $((cards - 1))); do
+	p=$((first + i))
+	ports "\"port\":$p," | grep -q "\"fabric_id\":$p[,}]" && mine=$((mine + 1))
+done
+test "$mine" = "$cards"
+result $? "vm $vm: own cards on ports $first..$((first + cards - 1))"
+
+echo "# == icnctl port show (vm $vm; ports with a card)"
+icnctl port show | grep -v "present no" | sed "s/^/# /"
+echo "# == m890-a2a across the $cards cards of vm $vm"
+m890-a2a >/tmp/a2a.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/a2a.log
+result $rc "vm $vm: m890-a2a on $cards cards"
+
+icnctl -j stats show >/tmp/ports.json
+tx=0
+for i in $(seq 0 $((cards - 1))); do
+	p=$((first + i))
+	b=$(ports "\"port\":$p," | sed -n 's/.*"tx_bytes":\([0-9]*\).*/\1/p')
+	tx=$((tx + ${b:-0}))
+done
+test "$tx" -gt 0
+result $? "vm $vm: the switch counted $tx bytes sent by this VM's ports"
+
+# wait_for SECONDS CMD...: poll CMD every second until it succeeds.
+wait_for() {
+	t=$1
+	shift
+	while [ "$t" -gt 0 ]; do
+		"$@" && return 0
+		sleep 1
+		t=$((t - 1))
+	done
+	return 1
+}
+
+# flag_down: port 63's admin state is down.
+flag_down() {
+	icnctl -j port show 63 | grep -q '"admin":"down"'
+}
+
+# gone PORT: no card on PORT any more and its link down.
+gone() {
+	icnctl -j port show "$1" | grep -q '"present":false' &&
+		icnctl -j port show "$1" | grep -q '"oper":"down"'
+}
+
+if [ "$leave" = 1 ] && [ "$vms" = 2 ] && [ "$vm" = 1 ]; then
+	wait_for 300 flag_down
+	result $? "vm 1: vm 0 signalled through the switch (port 63 admin down)"
+	echo "1..$n"
+	exit $fail
+fi
+if [ "$leave" = 1 ] && [ "$vms" = 2 ]; then
+	icnctl port set 63 state down
+	result $? "vm 0: port 63 admin down, for vm 1 to see"
+	other=$cards
+	wait_for 300 gone $other
+	result $? "vm 0: vm 1 left: its port $other has no card and is down"
+	left=0
+	for i in $(seq $cards $((2 * cards - 1))); do
+		gone "$i" && left=$((left + 1))
+	done
+	test "$left" = "$cards"
+	result $? "vm 0: all $cards ports of vm 1 gone ($left)"
+	icnctl -j port show >/tmp/ports.json
+	up=$(ports '"present":true' | grep -c '"oper":"up"')
+	test "$up" = "$cards"
+	result $? "vm 0: its own $cards ports still up ($up)"
+	m890-a2a >/tmp/a2a.log 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' /tmp/a2a.log
+	result $rc "vm 0: m890-a2a again after vm 1 left"
+	icnctl port set 63 state up
+	result $? "vm 0: port 63 admin up again"
+fi
+
+echo "1..$n"
+exit $fail
