@@ -4,12 +4,16 @@
 # Boot a microvm guest with N emulated M890 cards on one in-process ICN
 # switch, run one command (or an interactive shell) and return its status.
 #
-# usage: guest-run.sh [-n CARDS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [CMD]
+# usage: guest-run.sh [-n CARDS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
+#   -H  put the last card behind a pcie-root-port (native PCIe hotplug), so
+#       `device_del card<N-1>` on the monitor removes it from the running guest
+# Environment: M890_MONITOR, path of the QEMU monitor's Unix socket
+# (default: a private one).
 # Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio).
 set -uo pipefail
-cards=8 hbm=128 timeout=600 log= interactive=0 noload=
-while getopts "n:m:t:l:iN" o; do
+cards=8 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs=
+while getopts "n:m:t:l:iNH" o; do
 	case $o in
 	n) cards=$OPTARG ;;
 	m) hbm=$OPTARG ;;
@@ -17,6 +21,7 @@ while getopts "n:m:t:l:iN" o; do
 	l) log=$OPTARG ;;
 	i) interactive=1 ;;
 	N) noload=" m890.noload" ;;
+	H) hotplug=1 hpargs=" pcie_ports=native" ;;
 	*) exit 2 ;;
 	esac
 done
@@ -53,12 +58,17 @@ mem=$((1024 + cards * 16))
 args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload$hpargs"
 	-monitor "unix:${M890_MONITOR:-$work/monitor.sock},server=on,wait=off"
 	-object icn-switch,id=sw0)
 for ((i = 0; i < cards; i++)); do
+	bus=
+	if [ "$hotplug" = 1 ] && [ $((i + 1)) = "$cards" ]; then
+		args+=(-device "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1")
+		bus=",bus=rp0"
+	fi
 	args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
-		-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$i")
+		-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$i$bus")
 done
 
 if [ "$interactive" = 1 ]; then
