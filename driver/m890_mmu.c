@@ -322,11 +322,14 @@ static struct m890_pt *m890_pt_walk(struct m890_ctx *ctx, u64 va, int level, boo
  * @addr: first address (DMA address, local or peer HBM offset), 4 KiB aligned.
  * @size: bytes, multiple of 4 KiB.
  * @flags: M890_PTE_WRITE, target and peer bits; VALID is added.
+ * @large: incremented by the number of level-1 LARGE (2 MiB) entries
+ *         written: wherever @va and @addr are both 2 MiB aligned with at
+ *         least 2 MiB left, and no 4 KiB table covers that VA yet.
  *
  * On failure the caller unmaps the whole range it asked for.
  * Return: 0 or -ENOMEM.
  */
-int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags)
+int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags, u32 *large)
 {
 	u64 end = va + size;
 	struct m890_pt *pt;
@@ -345,6 +348,7 @@ int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags)
 		    !pt->child[i]) {
 			WRITE_ONCE(pt->cpu[i], (addr & M890_PTE_ADDR_MASK) | flags |
 				   M890_PTE_LARGE | M890_PTE_VALID);
+			(*large)++;
 			va += M890_LARGE_SIZE;
 			addr += M890_LARGE_SIZE;
 			continue;
