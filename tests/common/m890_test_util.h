@@ -32,6 +32,18 @@ static inline int m890_ioctl(int fd, unsigned long req, void *arg)
 	return ret == -1 ? -errno : 0;
 }
 
+static inline int query_info(int fd, struct drm_m890_device_info *info)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = sizeof(*info),
+		.data = (uintptr_t)info,
+	};
+
+	memset(info, 0, sizeof(*info));
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
+}
+
 static inline int bo_create(int fd, __u64 size, __u32 flags, struct drm_m890_bo_create *bo)
 {
 	memset(bo, 0, sizeof(*bo));

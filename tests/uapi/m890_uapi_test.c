@@ -47,18 +47,6 @@
 
 #include "m890_test_util.h"
 
-static int query_info(int fd, struct drm_m890_device_info *info)
-{
-	struct drm_m890_query q = {
-		.type = DRM_M890_QUERY_DEVICE_INFO,
-		.size = sizeof(*info),
-		.data = (uintptr_t)info,
-	};
-
-	memset(info, 0, sizeof(*info));
-	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
-}
-
 /* A VA that no BO of a fresh file can occupy. */
 static __u64 unmapped_va(const struct drm_m890_device_info *info)
 {
