@@ -3,8 +3,9 @@
 #
 # Run every test suite and print one summary line "N passed, N failed".
 # Suites: host unit tests (plain and ASan/UBSan builds), the device qtests,
-# and the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
-# run in one guest boot per card count.  Each suite speaks TAP; its output
+# the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
+# run in one guest boot per card count, and the hot-unplug test (its own
+# boot, driven from the host through the QEMU monitor).  Each suite speaks TAP; its output
 # goes to build/logs/<suite>.log and a line per suite is printed.
 #
 # Environment: QEMU, KERNEL, INITRD (as for guest-run.sh), QTEST_DIR.
@@ -62,6 +63,10 @@ for n in ${CHECK_CARDS:-8 2}; do
 	run_suite "guest-${n}cards" "$top/scripts/guest-run.sh" -n "$n" -t "${GUEST_TIMEOUT:-1200}" \
 		-l "$logdir/guest-${n}cards.console.log" -- "m890-guest-tests $n"
 done
+
+# 4. Hot-unplug: device_del of a card behind a pcie-root-port with a client
+# open (its own boot: the card is gone afterwards).
+run_suite guest-hotplug "$top/tests/guest/m890-hotplug-test.sh" -l "$logdir/guest-hotplug.console.log"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -57,6 +57,15 @@ done
 check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
 check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
 
+# rmmod with a client open is refused: the open file holds a reference to
+# the module (file_operations.owner), so the card stays usable.
+exec 3</dev/accel/accel0
+check "rmmod m890 refused while a client has a card open" sh -c '! rmmod m890 2>/dev/null'
+check "module and accel nodes still there after the refused rmmod" \
+	sh -c 'test -e /sys/module/m890 && test "$(ls /dev/accel | grep -c "^accel")" = '"$cards"
+exec 3<&-
+check "the card works after the refused rmmod" m890-smoke
+
 # Module reload: unload with no clients, load again, nodes come back.
 check "rmmod m890" rmmod m890
 check "no accel nodes after rmmod" test "$(accel_count)" = 0
