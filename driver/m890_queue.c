@@ -280,7 +280,7 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 						    M890_FAULT_REASON_SHIFT),
 				    info & M890_FAULT_WRITE ? "write" : "read");
 	} else {
-		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at slot %u\n",
+		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
 				    hwq, q->ctx->pid, code,
 				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
 	}

@@ -17,6 +17,8 @@
 #define M890_PCI_DEVICE_ID		0x0890
 #define M890_PCI_REVISION		0x01
 #define M890_PCI_CLASS			0x1200	/* processing accelerator */
+#define M890_PCI_SUBSYS_VENDOR_ID	0x1d89
+#define M890_PCI_SUBSYS_ID		0x0890
 
 /* spec §2: BARs */
 #define M890_BAR_REGS			0	/* 1 MiB, 64-bit MMIO */
@@ -99,6 +101,7 @@ enum m890_fault_reason {
 #define M890_CTX_DESC_SIZE		16
 #define M890_CTX_VALID			(1ull << 0)
 #define M890_CTX_ROOT_MASK		0x000ffffffffff000ull
+#define M890_CTX_RSVD_MASK		0xfff0000000000ffeull	/* word 0; word 1 all */
 
 /* Page tables: 4 levels of 512 x 8-byte entries, 48-bit VA (spec §5.2) */
 #define M890_VA_BITS			48
@@ -118,6 +121,9 @@ enum m890_fault_reason {
 #define M890_PTE_PEER_MASK		(0x3full << 6)	/* peer fabric id */
 #define M890_PTE_ADDR_MASK		0x000ffffffffff000ull
 #define M890_PTE_RSVD_MASK		0xfff0000000000008ull
+/* non-leaf entries: TARGET and PEER are reserved too (WRITE is ignored) */
+#define M890_PTE_TABLE_RSVD_MASK	(M890_PTE_RSVD_MASK | M890_PTE_TARGET_MASK | \
+					 M890_PTE_PEER_MASK)
 
 /* spec §4: queues; registers of queue q at M890_REG_Q(q) + offset */
 #define M890_MAX_QUEUES			64
@@ -142,7 +148,7 @@ enum m890_fault_reason {
 #define M890_Q_FENCE_ADDR		0x20	/* RW 64: DMA addr, 8 B aligned */
 #define M890_Q_FENCE_VALUE		0x28	/* RO 64: last FENCE value */
 #define M890_Q_MSIX_VECTOR		0x30	/* RW: vector for FENCE irq */
-#define M890_Q_ERR_HEAD			0x34	/* RO: ring index of bad packet */
+#define M890_Q_ERR_HEAD			0x34	/* RO: HEAD count (not slot) at error */
 
 /* Queue error codes, Q_STATUS[15:8] (spec §4.4) */
 enum m890_qerr {
@@ -177,6 +183,10 @@ enum m890_sw_op {
 	M890_SW_OP_PORT_GET = 2,	/* arg: port; DATA: enum m890_sw_port_word */
 	M890_SW_OP_PORT_SET_ADMIN = 3,	/* arg: port; ARG0: 0 down, 1 up */
 	M890_SW_OP_PORT_CLEAR = 4,	/* arg: port; counters to zero */
+	M890_SW_OP_PORT_SET_PARTITION = 5, /* arg: port; ARG0: partition */
+	M890_SW_OP_ROUTE_GET = 6,	/* arg: fabric id; DATA0: route entry */
+	M890_SW_OP_ROUTE_SET = 7,	/* arg: fabric id; ARG0: route entry */
+	M890_SW_OP_PORT_INJECT = 8,	/* arg: port; ARG0: kind; ARG1: count */
 };
 
 enum m890_sw_status {
@@ -199,10 +209,40 @@ enum m890_sw_port_word {
 	M890_SW_PORT_RX_PKTS = 7,
 	M890_SW_PORT_ERRORS = 8,
 	M890_SW_PORT_LINK_DOWN = 9,
-	M890_SW_PORT_WORDS = 10,
+	M890_SW_PORT_INJECT_DROPS = 10,	/* transfers still to be dropped */
+	M890_SW_PORT_WORDS = 11,
 };
 
 #define M890_SW_PORTS			64
+#define M890_SW_PARTITIONS		64	/* partition ids 0..63 */
+
+/* ROUTE_GET/ROUTE_SET entry (spec §8.3, §8.5); other bits must be 0 */
+#define M890_SW_ROUTE_EGRESS_MASK	0xffull	/* egress port, < 64 */
+#define M890_SW_ROUTE_ENABLED		(1ull << 8)
+
+/* PORT_INJECT kinds in ARG0 (spec §8.3, §8.5) */
+enum m890_sw_inject {
+	M890_SW_INJECT_CLEAR = 0,	/* cancel pending drops */
+	M890_SW_INJECT_LINK_ERROR = 1,	/* oper UP -> ERROR */
+	M890_SW_INJECT_DROP = 2,	/* drop the next ARG1 transfers */
+};
+
+#define M890_SW_INJECT_DROP_MAX		(1ull << 32)	/* ARG1 of kind 2 */
+
+/* SW_EVENT word (spec §8.4) */
+#define M890_SW_EVENT_ID_MASK		0x000000ffu	/* port or fabric id */
+#define M890_SW_EVENT_VALUE_SHIFT	8
+#define M890_SW_EVENT_VALUE_MASK	0x0000ff00u
+#define M890_SW_EVENT_TYPE_SHIFT	16
+#define M890_SW_EVENT_TYPE_MASK		0x00ff0000u
+
+enum m890_sw_event_type {
+	M890_SW_EVENT_LINK = 0,		/* port; value: new oper state */
+	M890_SW_EVENT_PARTITION = 1,	/* port; value: new partition */
+	M890_SW_EVENT_ROUTE = 2,	/* fabric id; value: egress or 0xff */
+};
+
+#define M890_SW_EVENT_ROUTE_DISABLED	0xff
 
 /* port link states (spec §8.2) */
 enum m890_link_state {

@@ -248,11 +248,28 @@ static void m890_bad_write(hwaddr addr, uint32_t val)
     trace_m890_ub_write(addr, val);
 }
 
+/*
+ * RING_BASE, RING_ORDER and ASID say where the command processor reads and
+ * which context it translates in: they are read-only while ENABLE is set
+ * (spec 4.1), so a held packet never changes ring or context under it.
+ */
+static bool m890_ring_reg_locked(M890Queue *q, hwaddr addr, uint32_t val)
+{
+    if (!q->enabled) {
+        return false;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "m890: queue %u ring register 0x%" HWADDR_PRIx
+                  " written while enabled, 0x%x ignored\n",
+                  q->index, addr, val);
+    trace_m890_ub_write(addr, val);
+    return true;
+}
+
 static void m890_write_queue(M890State *s, hwaddr addr, uint32_t val)
 {
     uint32_t reg;
     M890Queue *q = m890_queue_of(s, addr, &reg);
-    bool cfg = false;
 
     if (!q) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -263,20 +280,26 @@ static void m890_write_queue(M890State *s, hwaddr addr, uint32_t val)
     }
     switch (reg) {
     case M890_Q_RING_BASE:
+    case M890_Q_RING_BASE + 4:
+    case M890_Q_RING_ORDER:
+    case M890_Q_ASID:
+        if (m890_ring_reg_locked(q, addr, val)) {
+            return;
+        }
+        break;
+    }
+    switch (reg) {
+    case M890_Q_RING_BASE:
         q->ring_base = deposit64(q->ring_base, 0, 32, val);
-        cfg = true;
         break;
     case M890_Q_RING_BASE + 4:
         q->ring_base = deposit64(q->ring_base, 32, 32, val);
-        cfg = true;
         break;
     case M890_Q_RING_ORDER:
         q->ring_order = val;
-        cfg = true;
         break;
     case M890_Q_ASID:
         q->asid = val;
-        cfg = true;
         break;
     case M890_Q_CONTROL:
         m890_queue_write_control(s, q, val);
@@ -293,10 +316,6 @@ static void m890_write_queue(M890State *s, hwaddr addr, uint32_t val)
     default:
         m890_bad_write(addr, val);
         break;
-    }
-    if (cfg && q->enabled) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "m890: queue %u reconfigured while enabled\n", q->index);
     }
 }
 
@@ -460,9 +479,10 @@ void m890_kick(M890State *s)
 
 void m890_fabric_event(M890State *s, const struct icn_event *ev)
 {
-    s->sw_event = ev->port | (uint32_t)ev->oper << 8;
+    s->sw_event = icn_event_word(ev);
     s->sw_event_seq++;
-    trace_m890_fabric_event(ev->port, ev->admin, ev->oper, ev->present);
+    trace_m890_fabric_event(ev->type, ev->port, ev->value, ev->admin,
+                            ev->oper, ev->present);
     m890_raise_event(s, M890_EVT_FABRIC);
 }
 
@@ -627,6 +647,7 @@ static const Property m890_properties[] = {
     DEFINE_PROP_LINK("switch", M890State, sw, TYPE_ICN_SWITCH,
                      IcnSwitchState *),
     DEFINE_PROP_UINT8("port", M890State, port, M890_PORT_NONE),
+    DEFINE_PROP_BOOL("switch-mgmt", M890State, sw_mgmt, true),
     DEFINE_PROP_UINT32("queues", M890State, num_queues, 16),
 };
 
@@ -643,6 +664,8 @@ static void m890_class_init(ObjectClass *klass, void *data)
     pc->device_id = M890_PCI_DEVICE_ID;
     pc->revision = M890_PCI_REVISION;
     pc->class_id = M890_PCI_CLASS;
+    pc->subsystem_vendor_id = M890_PCI_SUBSYS_VENDOR_ID;
+    pc->subsystem_id = M890_PCI_SUBSYS_ID;
     rc->phases.hold = m890_reset_hold;
     dc->desc = "M890 AI accelerator";
     dc->vmsd = &m890_vmstate;

@@ -35,6 +35,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
  * rows cannot turn one run into millions of steps under the BQL.
  */
 #define M890_STEP_CHARGE        4096ull
+#define M890_REDUCE_MAX_K       64      /* REDUCE k, spec 7.10 */
 #define M890_WAIT_POLL_NS       10000   /* 10 us */
 #define M890_MAX_COPY           (1ull << 40)
 #define M890_VA_LIMIT           (1ull << M890_VA_BITS)
@@ -95,6 +96,15 @@ typedef struct M890Queue {
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
     bool crossed;               /* pkt already paid the switch latency */
+    /*
+     * Index (and REDUCE weight) list entries of row snap_row, read once
+     * when the row starts and used for all its pieces, even across runs:
+     * the list in guest memory may change, the checked copy may not.
+     */
+    bool snap_valid;
+    uint64_t snap_row;
+    uint32_t snap_idx[M890_REDUCE_MAX_K];   /* CPU order */
+    uint32_t snap_w[M890_REDUCE_MAX_K];     /* fp32 bits, CPU order */
 } M890Queue;
 
 struct M890State {
@@ -104,6 +114,7 @@ struct M890State {
     HostMemoryBackend *hostmem;
     IcnSwitchState *sw;
     uint8_t port;
+    bool sw_mgmt;               /* may change switch state (spec §8.3) */
     uint32_t num_queues;
 
     MemoryRegion regs;

@@ -59,22 +59,24 @@ static uint32_t m890_walk(M890State *s, uint16_t asid, uint64_t va,
                           uint64_t *pte, uint8_t *shift)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
-    uint64_t desc, table, e = 0;
+    uint64_t desc[2], table, e = 0;
     int level;
 
     if (!(s->mmu_control & M890_MMU_CONTROL_ENABLE) ||
         asid >= s->mmu_ctx_count) {
         return M890_FAULT_CTX_INVALID;
     }
-    if (ldq_le_pci_dma(pdev, s->mmu_ctx_base + (uint64_t)asid *
-                       M890_CTX_DESC_SIZE, &desc, MEMTXATTRS_UNSPECIFIED)
-        != MEMTX_OK) {
+    /* one read of the whole descriptor: what is checked is what is used */
+    if (pci_dma_read(pdev, s->mmu_ctx_base + (uint64_t)asid *
+                     M890_CTX_DESC_SIZE, desc, sizeof(desc)) != MEMTX_OK) {
         return M890_FAULT_TABLE_DMA;
     }
-    if (!(desc & M890_CTX_VALID)) {
+    desc[0] = le64_to_cpu(desc[0]);
+    if (!(desc[0] & M890_CTX_VALID) || (desc[0] & M890_CTX_RSVD_MASK) ||
+        desc[1]) {
         return M890_FAULT_CTX_INVALID;
     }
-    table = desc & M890_CTX_ROOT_MASK;
+    table = desc[0] & M890_CTX_ROOT_MASK;
     for (level = M890_PT_LEVELS - 1; level >= 0; level--) {
         unsigned int idx = (va >> (M890_PAGE_SHIFT + 9 * level)) & 511;
 
@@ -93,6 +95,9 @@ static uint32_t m890_walk(M890State *s, uint16_t asid, uint64_t va,
         }
         if (e & M890_PTE_LARGE) {
             return M890_FAULT_BAD_PTE;  /* LARGE only at level 1 */
+        }
+        if (e & M890_PTE_TABLE_RSVD_MASK) {
+            return M890_FAULT_BAD_PTE;  /* TARGET/PEER of a table entry */
         }
         table = e & M890_PTE_ADDR_MASK;
     }

@@ -32,7 +32,7 @@ typedef struct M890Seg {
     uint8_t *ptr;               /* HBM or peer HBM; NULL: host DMA */
     uint64_t dma;
     uint64_t len;
-    int peer;                   /* fabric port, -1 if not PEER */
+    int peer;                   /* egress port, -1 if not PEER */
     uint32_t hfs_per_byte;
 } M890Seg;
 
@@ -67,6 +67,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
                     bool write, M890Seg *g)
 {
     M890Xlate x;
+    unsigned int egress;
     int ret, r;
 
     ret = m890_mmu_translate(s, q, va, write, &x);
@@ -95,7 +96,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             return M890_QERR_FABRIC;
         }
         r = icn_switch_peer_ptr(s->sw->core, s->port, x.peer, x.addr,
-                                g->len, &g->ptr);
+                                g->len, &g->ptr, &egress);
         if (r == -ERANGE) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
             return M890_QERR_MMU_FAULT;
@@ -105,7 +106,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
             return M890_QERR_FABRIC;
         }
-        g->peer = x.peer;
+        g->peer = egress;
         g->hfs_per_byte = M890_HFS_PER_BYTE_PEER;
         if (!q->crossed) {
             q->crossed = true;
@@ -504,11 +505,17 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
         }
         i = q->progress / row_bytes;
         off = q->progress % row_bytes;
-        ret = m890_rw(s, q, idxva + i * 4, &idx, 4, false);
-        if (ret) {
-            return ret;
+        if (!q->snap_valid || q->snap_row != i) {
+            /* the row's index is read once, then only the copy is used */
+            ret = m890_rw(s, q, idxva + i * 4, &idx, 4, false);
+            if (ret) {
+                return ret;
+            }
+            q->snap_idx[0] = le32_to_cpu(idx);
+            q->snap_row = i;
+            q->snap_valid = true;
         }
-        idx = le32_to_cpu(idx);
+        idx = q->snap_idx[0];
         b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
         if (idx == M890_INDEX_NONE) {
             q->progress += row_bytes - off;
@@ -548,7 +555,7 @@ static uint16_t m890_f32_to_bf16(float f)
 
     memcpy(&u, &f, 4);
     if ((u & 0x7fffffff) > 0x7f800000) {
-        return (u >> 16) | 0x40;        /* quiet NaN */
+        return 0x7fc0;                  /* spec 7.10: the default NaN */
     }
     u += 0x7fff + ((u >> 16) & 1);      /* round to nearest even */
     return u >> 16;
@@ -587,7 +594,6 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
     uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
     unsigned int k = p->k, esz, j, c, ncol;
-    uint32_t idx[64], wbits[64];
     float acc[M890_REDUCE_COLS], w;
     uint64_t total, r, col, row_bytes, off;
     int ret;
@@ -598,7 +604,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "reduce dtype");
     }
-    if (k < 1 || k > 64) {
+    if (k < 1 || k > M890_REDUCE_MAX_K) {
         return m890_bad_field(q, "reduce k");
     }
     if ((idxva & 3) || (wva & 3)) {
@@ -622,18 +628,27 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
         r = q->progress / hidden;
         col = q->progress % hidden;
         ncol = MIN(hidden - col, M890_REDUCE_COLS);
-        ret = m890_rw(s, q, idxva + r * k * 4, idx, k * 4, false);
-        if (!ret) {
-            ret = m890_rw(s, q, wva + r * k * 4, wbits, k * 4, false);
-        }
-        if (ret) {
-            return ret;
+        if (!q->snap_valid || q->snap_row != r) {
+            /* a row's indices and weights are read once for all pieces */
+            ret = m890_rw(s, q, idxva + r * k * 4, q->snap_idx, k * 4, false);
+            if (!ret) {
+                ret = m890_rw(s, q, wva + r * k * 4, q->snap_w, k * 4, false);
+            }
+            if (ret) {
+                return ret;
+            }
+            for (j = 0; j < k; j++) {
+                q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
+                q->snap_w[j] = le32_to_cpu(q->snap_w[j]);
+            }
+            q->snap_row = r;
+            q->snap_valid = true;
         }
         for (c = 0; c < ncol; c++) {
             acc[c] = 0.0f;
         }
         for (j = 0; j < k; j++) {
-            uint32_t ix = le32_to_cpu(idx[j]), wb = le32_to_cpu(wbits[j]);
+            uint32_t ix = q->snap_idx[j], wb = q->snap_w[j];
 
             if (ix == M890_INDEX_NONE) {
                 continue;
@@ -695,7 +710,7 @@ static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
     int e, emin = 1 - f->bias;
 
     if (isnan(v)) {
-        return f == &m890_fp8 ? 0x7f : 0;   /* E2M1 has no NaN */
+        return 0;       /* spec 7.11: non-finite blocks hold code 0 */
     }
     if (a == 0) {
         return sign;
@@ -812,7 +827,8 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
                 for (j = 0; j < M890_MX_BLOCK; j++) {
                     unsigned int e0 = i * 32 + j;
                     double v = m890_load_elem(el + e0 * esz, esz);
-                    unsigned int code = bad ? m890_mx_encode(f, NAN) :
+                    /* spec 7.11: a NaN-scale block holds code 0 */
+                    unsigned int code = bad ? 0 :
                                         m890_mx_encode(f, ldexp(v, -x));
 
                     if (f == &m890_fp4) {

@@ -33,6 +33,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->have_pkt = false;
     q->waiting = false;
     q->progress = 0;
+    q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
     s->qerr_status &= ~(1ull << q->index);
 }
@@ -154,6 +155,7 @@ static int m890_fetch(M890State *s, M890Queue *q)
     q->have_pkt = true;
     q->progress = 0;
     q->crossed = false;
+    q->snap_valid = false;
     m890_advance_clock(s, M890_NS_PER_PACKET, 0);
     trace_m890_fetch(q->index, q->head, le32_to_cpu(q->pkt.hdr));
     return 0;

@@ -12,6 +12,8 @@
  * A card's fabric id is its port.  The card relays management requests
  * written to its BAR0 switch window (SW_CMD) to the core and returns the
  * result synchronously; state changes come back as events to every card.
+ * The card property "switch-mgmt" (default on) is the management
+ * permission of spec §8.3: without it changing commands answer EPERM.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -95,11 +97,77 @@ uint32_t m890_switch_fabric_reg(M890State *s)
     return v;
 }
 
-static uint32_t m890_switch_do(M890State *s, uint32_t op, uint32_t port)
+/* Map a core error of a changing command to a switch status. */
+static uint32_t m890_switch_status(int ret)
 {
-    struct icn_switch *core = s->sw->core;
+    switch (ret) {
+    case 0:
+        return M890_SW_OK;
+    case -ERANGE:
+        return M890_SW_ERANGE;
+    default:
+        return M890_SW_EINVAL;
+    }
+}
+
+static void m890_switch_port_get(M890State *s, uint32_t port)
+{
     struct icn_port_info pi;
     uint64_t *d = s->sw_data;
+
+    icn_switch_port_get(s->sw->core, port, &pi);
+    d[M890_SW_PORT_STATE] = pi.admin | pi.oper << 8 |
+                            (uint32_t)pi.present << 16;
+    d[M890_SW_PORT_FABRIC_ID] = pi.fabric_id;
+    d[M890_SW_PORT_PARTITION] = pi.partition;
+    d[M890_SW_PORT_SPEED] = pi.speed_mbps;
+    d[M890_SW_PORT_TX_BYTES] = pi.tx_bytes;
+    d[M890_SW_PORT_RX_BYTES] = pi.rx_bytes;
+    d[M890_SW_PORT_TX_PKTS] = pi.tx_pkts;
+    d[M890_SW_PORT_RX_PKTS] = pi.rx_pkts;
+    d[M890_SW_PORT_ERRORS] = pi.errors;
+    d[M890_SW_PORT_LINK_DOWN] = pi.link_down;
+    d[M890_SW_PORT_INJECT_DROPS] = pi.inject_drops;
+}
+
+/*
+ * Execute one command; checks in the order of spec §8.3: (ENODEV and the
+ * reserved bits are checked by the caller) opcode, ERANGE on the port or
+ * fabric id argument and on a route's egress port, EPERM, then argument
+ * values.
+ */
+static uint32_t m890_switch_do(M890State *s, uint32_t op, uint32_t arg)
+{
+    struct icn_switch *core = s->sw->core;
+    uint64_t arg0 = s->sw_arg[0], *d = s->sw_data;
+    bool changes;
+
+    switch (op) {
+    case M890_SW_OP_INFO:
+    case M890_SW_OP_PORT_GET:
+    case M890_SW_OP_ROUTE_GET:
+        changes = false;
+        break;
+    case M890_SW_OP_PORT_SET_ADMIN:
+    case M890_SW_OP_PORT_CLEAR:
+    case M890_SW_OP_PORT_SET_PARTITION:
+    case M890_SW_OP_ROUTE_SET:
+    case M890_SW_OP_PORT_INJECT:
+        changes = true;
+        break;
+    default:
+        return M890_SW_EINVAL;
+    }
+    if (op != M890_SW_OP_INFO && arg >= ICN_SWITCH_PORTS) {
+        return M890_SW_ERANGE;
+    }
+    if (op == M890_SW_OP_ROUTE_SET &&
+        (arg0 & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS) {
+        return M890_SW_ERANGE;
+    }
+    if (changes && !s->sw_mgmt) {
+        return M890_SW_EPERM;
+    }
 
     switch (op) {
     case M890_SW_OP_INFO:
@@ -108,45 +176,38 @@ static uint32_t m890_switch_do(M890State *s, uint32_t op, uint32_t port)
         d[2] = icn_switch_id(core);
         return M890_SW_OK;
     case M890_SW_OP_PORT_GET:
-        if (port >= ICN_SWITCH_PORTS) {
-            return M890_SW_ERANGE;
-        }
-        icn_switch_port_get(core, port, &pi);
-        d[M890_SW_PORT_STATE] = pi.admin | pi.oper << 8 |
-                                (uint32_t)pi.present << 16;
-        d[M890_SW_PORT_FABRIC_ID] = pi.fabric_id;
-        d[M890_SW_PORT_PARTITION] = pi.partition;
-        d[M890_SW_PORT_SPEED] = pi.speed_mbps;
-        d[M890_SW_PORT_TX_BYTES] = pi.tx_bytes;
-        d[M890_SW_PORT_RX_BYTES] = pi.rx_bytes;
-        d[M890_SW_PORT_TX_PKTS] = pi.tx_pkts;
-        d[M890_SW_PORT_RX_PKTS] = pi.rx_pkts;
-        d[M890_SW_PORT_ERRORS] = pi.errors;
-        d[M890_SW_PORT_LINK_DOWN] = pi.link_down;
+        m890_switch_port_get(s, arg);
         return M890_SW_OK;
     case M890_SW_OP_PORT_SET_ADMIN:
-        if (port >= ICN_SWITCH_PORTS) {
-            return M890_SW_ERANGE;
-        }
-        if (s->sw_arg[0] > 1) {
+        if (arg0 > 1) {
             return M890_SW_EINVAL;
         }
-        icn_switch_set_admin(core, port, s->sw_arg[0] ? M890_LINK_UP :
-                             M890_LINK_DOWN);
-        return M890_SW_OK;
+        return m890_switch_status(icn_switch_set_admin(core, arg, arg0 ?
+                                  M890_LINK_UP : M890_LINK_DOWN));
     case M890_SW_OP_PORT_CLEAR:
-        if (port >= ICN_SWITCH_PORTS) {
-            return M890_SW_ERANGE;
+        return m890_switch_status(icn_switch_port_clear(core, arg));
+    case M890_SW_OP_PORT_SET_PARTITION:
+        if (arg0 >= M890_SW_PARTITIONS) {
+            return M890_SW_EINVAL;
         }
-        icn_switch_port_clear(core, port);
+        return m890_switch_status(icn_switch_set_partition(core, arg, arg0));
+    case M890_SW_OP_ROUTE_GET:
+        icn_switch_route_get(core, arg, &d[0]);
         return M890_SW_OK;
+    case M890_SW_OP_ROUTE_SET:
+        return m890_switch_status(icn_switch_route_set(core, arg, arg0));
+    default:    /* M890_SW_OP_PORT_INJECT */
+        if (arg0 > UINT32_MAX) {
+            return M890_SW_EINVAL;
+        }
+        return m890_switch_status(icn_switch_inject(core, arg, arg0,
+                                                    s->sw_arg[1]));
     }
-    return M890_SW_EINVAL;
 }
 
 void m890_switch_cmd(M890State *s, uint32_t cmd)
 {
-    uint32_t op = cmd & 0xff, port = (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff;
+    uint32_t op = cmd & 0xff, arg = (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff;
 
     memset(s->sw_data, 0, sizeof(s->sw_data));
     if (!s->attached) {
@@ -154,13 +215,16 @@ void m890_switch_cmd(M890State *s, uint32_t cmd)
     } else if (cmd >> 16) {
         s->sw_status = M890_SW_EINVAL;
     } else {
-        s->sw_status = m890_switch_do(s, op, port);
+        s->sw_status = m890_switch_do(s, op, arg);
     }
     if (s->sw_status != M890_SW_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "m890: switch command 0x%x: status %u\n",
                       cmd, s->sw_status);
     }
-    trace_m890_switch_cmd(op, port, s->sw_status);
+    if (s->sw_status != M890_SW_OK) {
+        memset(s->sw_data, 0, sizeof(s->sw_data));
+    }
+    trace_m890_switch_cmd(op, arg, s->sw_status);
 }
 
 static void icn_switch_complete(UserCreatable *uc, Error **errp)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Build QEMU 10.0 (Debian's source package) with the M890 device model and
-# its qtest, and print the directory holding qemu-system-x86_64 and
-# m890-test as the last line on stdout.
+# its qtests (one per tests/qtest/*.c), and print the directory holding
+# qemu-system-x86_64 and the qtest binaries as the last line on stdout.
 #
 # The binaries go to $M890_CACHE/qemu/bin-<qemu version>-<hash>, where the
 # hash covers qemu-device/, tests/qtest/, this script and the contract
@@ -54,12 +54,21 @@ if [ -z "$srcdir" ] || [ ! -f "$srcdir/meson.build" ]; then
 fi
 qver=${srcdir##*/qemu-}
 
+# The qtests: tests/qtest/NAME.c builds tests/qtest/NAME.
+qtests=$(cd "$top/tests/qtest" && ls -- *.c | sed 's/\.c$//' | LC_ALL=C sort)
+
 # 2. Nothing to do if this exact device was built already.
+have_all() {
+	local t
+	[ -x "$bindir/qemu-system-x86_64" ] || return 1
+	for t in $qtests; do
+		[ -x "$bindir/$t" ] || return 1
+	done
+}
 hash=$(cd "$top" && dev_files | while read -r f; do
 	echo "$f"; sha256sum <"$f"; done | sha256sum | cut -c1-12)
 bindir=$qroot/bin-$qver-$hash
-if [ -x "$bindir/qemu-system-x86_64" ] && [ -x "$bindir/m890-test" ] &&
-   [ -e "$qroot/share/qemu" ]; then
+if have_all && [ -e "$qroot/share/qemu" ]; then
 	echo "$bindir"
 	exit 0
 fi
@@ -83,7 +92,7 @@ sync_file "$top/uapi/drm/m890_packets.h" "$hw/m890_packets.h"
 	case $f in ./m890_regs.h|./icn/m890_regs.h|./m890_packets.h) continue ;; esac
 	[ -f "$top/qemu-device/$f" ] || rm -f "$hw/$f"
 done
-for t in "$top"/tests/qtest/*.c; do
+for t in "$top"/tests/qtest/*.[ch]; do
 	[ -f "$t" ] && sync_file "$t" "$srcdir/tests/qtest/${t##*/}"
 done
 
@@ -120,10 +129,12 @@ s = s.replace("\n      'input-barrier':", "\n      'icn-switch':                
 open(p, "w").write(s)
 PY
 grep -q "'icn-switch':" "$srcdir/qapi/qom.json" || fail "cannot patch qapi/qom.json"
-grep -q "m890-test" "$srcdir/tests/qtest/meson.build" ||
-	sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['m890-test']|" \
-		"$srcdir/tests/qtest/meson.build"
-grep -q "m890-test" "$srcdir/tests/qtest/meson.build" || fail "cannot patch qtest list"
+for t in $qtests; do
+	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" ||
+		sed -i "s|^qtests_x86_64 = qtests_i386$|&\nqtests_x86_64 += ['$t']|" \
+			"$srcdir/tests/qtest/meson.build"
+	grep -q "'$t'" "$srcdir/tests/qtest/meson.build" || fail "cannot patch qtest list"
+done
 
 # 5. Configure once, then build incrementally.
 if [ ! -f "$bdir/build.ninja" ]; then
@@ -134,7 +145,9 @@ if [ ! -f "$bdir/build.ninja" ]; then
 		--python=/usr/bin/python3) >"$log" 2>&1 || fail "configure failed"
 fi
 echo "qemu.sh: building qemu $qver with the m890 device (log: $log)" >&2
-nice ninja -C "$bdir" -j 2 qemu-system-x86_64 tests/qtest/m890-test >"$log" 2>&1 ||
+# shellcheck disable=SC2046
+nice ninja -C "$bdir" -j 2 qemu-system-x86_64 $(printf 'tests/qtest/%s ' $qtests) \
+	>"$log" 2>&1 ||
 	fail "build failed"
 
 # 6. Install into a content-addressed directory.  QEMU looks for its
@@ -145,7 +158,10 @@ mkdir -p "$qroot/share"
 tmp=$bindir.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"
-cp "$bdir/qemu-system-x86_64" "$bdir/tests/qtest/m890-test" "$tmp/"
+cp "$bdir/qemu-system-x86_64" "$tmp/"
+for t in $qtests; do
+	cp "$bdir/tests/qtest/$t" "$tmp/"
+done
 rm -rf "$bindir"
 mv "$tmp" "$bindir"
 echo "$bindir"

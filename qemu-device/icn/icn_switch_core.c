@@ -4,10 +4,13 @@
  *
  * The switch state machine shared by the in-process QEMU object and the
  * fabric daemon: 64 ports, each with an optional attached card (endpoint),
- * admin and oper link state, a partition and counters.  A card reaches a
- * peer only when both are present, both links are up and both ports are in
- * the same partition; the core checks that and hands out the peer's HBM
- * pointer, and it counts every transfer.
+ * admin and oper link state, a partition, injected errors and counters,
+ * and one route entry per destination fabric id.  A transfer to fabric id
+ * F goes to the card on route[F]'s egress port; it is accepted only when
+ * the route is enabled, both cards are present, both links are up, both
+ * ports are in the same partition and no injected drop takes it
+ * (Documentation/hardware-spec.rst §8.1); the core checks that, hands out
+ * the peer's HBM pointer, and counts every transfer and every refusal.
  *
  * Locking: one mutex protects all port state.  Callbacks are collected
  * under the mutex and called after it is released, so a callback may call
@@ -25,7 +28,9 @@ struct icn_port {
     struct icn_endpoint ep;
     uint8_t admin;
     uint8_t oper;
+    bool link_error;            /* injected link error: oper ERROR */
     uint32_t partition;
+    uint64_t inject_drops;      /* transfers still to drop */
     uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts, errors, link_down;
 };
 
@@ -35,6 +40,7 @@ struct icn_switch {
     icn_event_fn event_fn;
     void *event_opaque;
     struct icn_port port[ICN_SWITCH_PORTS];
+    uint64_t route[ICN_SWITCH_PORTS];   /* M890_SW_ROUTE_* per fabric id */
 };
 
 /* Endpoints to notify, captured under the lock, called after unlock. */
@@ -61,6 +67,7 @@ struct icn_switch *icn_switch_new(uint32_t switch_id)
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
         sw->port[i].admin = M890_LINK_UP;
         sw->port[i].oper = M890_LINK_DOWN;
+        sw->route[i] = i | M890_SW_ROUTE_ENABLED;
     }
     return sw;
 }
@@ -87,11 +94,10 @@ void icn_switch_set_event_cb(struct icn_switch *sw, icn_event_fn fn,
     pthread_mutex_unlock(&sw->lock);
 }
 
-/* Called with the lock held: snapshot the event and its recipients. */
-static void icn_capture_event(struct icn_switch *sw, unsigned int port,
-                  struct icn_notify *nt)
+/* Called with the lock held: snapshot the recipients of an event. */
+static void icn_capture_recipients(struct icn_switch *sw,
+                                   struct icn_notify *nt)
 {
-    const struct icn_port *p = &sw->port[port];
     unsigned int i;
 
     nt->n = 0;
@@ -100,7 +106,20 @@ static void icn_capture_event(struct icn_switch *sw, unsigned int port,
             nt->ep[nt->n++] = sw->port[i].ep;
     nt->fn = sw->event_fn;
     nt->fn_opaque = sw->event_opaque;
+}
+
+/* Lock held: snapshot a link (or partition) event of @port. */
+static void icn_capture_event(struct icn_switch *sw, unsigned int port,
+                              uint8_t type, struct icn_notify *nt)
+{
+    const struct icn_port *p = &sw->port[port];
+
+    icn_capture_recipients(sw, nt);
+    memset(&nt->ev, 0, sizeof(nt->ev));
+    nt->ev.type = type;
     nt->ev.port = (uint8_t)port;
+    nt->ev.value = type == M890_SW_EVENT_PARTITION ? (uint8_t)p->partition :
+                                                     p->oper;
     nt->ev.admin = p->admin;
     nt->ev.oper = p->oper;
     nt->ev.present = p->present;
@@ -118,11 +137,20 @@ static void icn_deliver_event(const struct icn_notify *nt)
     nt->fn(nt->fn_opaque, NULL, &nt->ev);
 }
 
-/* Recompute oper from admin and presence; lock held.  True if changed. */
+/*
+ * Recompute oper from admin, presence and an injected link error (spec
+ * §8.2; training completes at once in 1.0); lock held.  True if changed.
+ */
 static bool icn_update_oper(struct icn_port *p)
 {
-    uint8_t oper = (p->present && p->admin == M890_LINK_UP) ?
-               M890_LINK_UP : M890_LINK_DOWN;
+    uint8_t oper;
+
+    if (!p->present || p->admin != M890_LINK_UP)
+        oper = M890_LINK_DOWN;
+    else if (p->link_error)
+        oper = M890_LINK_ERROR;
+    else
+        oper = M890_LINK_UP;
 
     if (oper == p->oper)
         return false;
@@ -155,7 +183,7 @@ int icn_switch_attach(struct icn_switch *sw, unsigned int port,
     p->present = true;
     p->ep = *ep;
     icn_update_oper(p);
-    icn_capture_event(sw, port, nt);
+    icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
     pthread_mutex_unlock(&sw->lock);
     icn_deliver_event(nt);
     free(nt);
@@ -178,10 +206,11 @@ int icn_switch_detach(struct icn_switch *sw, unsigned int port)
         return -ENOENT;
     }
     p->present = false;
+    p->link_error = false;
     memset(&p->ep, 0, sizeof(p->ep));
     icn_update_oper(p);
     if (nt)
-        icn_capture_event(sw, port, nt);
+        icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
     pthread_mutex_unlock(&sw->lock);
     if (nt) {
         icn_deliver_event(nt);
@@ -208,9 +237,12 @@ int icn_switch_set_admin(struct icn_switch *sw, unsigned int port,
     p = &sw->port[port];
     changed = p->admin != admin;
     p->admin = (uint8_t)admin;
+    p->link_error = false;      /* admin up retrains, admin down clears */
+    if (admin == M890_LINK_DOWN)
+        p->inject_drops = 0;
     changed |= icn_update_oper(p);
     if (changed)
-        icn_capture_event(sw, port, nt);
+        icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
     pthread_mutex_unlock(&sw->lock);
     if (changed)
         icn_deliver_event(nt);
@@ -221,24 +253,134 @@ int icn_switch_set_admin(struct icn_switch *sw, unsigned int port,
 int icn_switch_set_partition(struct icn_switch *sw, unsigned int port,
                  uint32_t partition)
 {
+    struct icn_notify *nt;
+    struct icn_port *p;
+    bool changed;
+
     if (port >= ICN_SWITCH_PORTS)
         return -ERANGE;
+    if (partition >= M890_SW_PARTITIONS)
+        return -EINVAL;
+    nt = malloc(sizeof(*nt));
+    if (!nt)
+        return -ENOMEM;
     pthread_mutex_lock(&sw->lock);
-    sw->port[port].partition = partition;
+    p = &sw->port[port];
+    changed = p->partition != partition;
+    p->partition = partition;
+    if (changed)
+        icn_capture_event(sw, port, M890_SW_EVENT_PARTITION, nt);
+    pthread_mutex_unlock(&sw->lock);
+    if (changed)
+        icn_deliver_event(nt);
+    free(nt);
+    return 0;
+}
+
+int icn_switch_route_get(struct icn_switch *sw, unsigned int fid,
+             uint64_t *entry)
+{
+    if (fid >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    *entry = sw->route[fid];
     pthread_mutex_unlock(&sw->lock);
     return 0;
 }
 
+int icn_switch_route_set(struct icn_switch *sw, unsigned int fid,
+             uint64_t entry)
+{
+    struct icn_notify *nt;
+    bool changed;
+
+    if (fid >= ICN_SWITCH_PORTS ||
+        (entry & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    if (entry & ~(M890_SW_ROUTE_EGRESS_MASK | M890_SW_ROUTE_ENABLED))
+        return -EINVAL;
+    nt = malloc(sizeof(*nt));
+    if (!nt)
+        return -ENOMEM;
+    pthread_mutex_lock(&sw->lock);
+    changed = sw->route[fid] != entry;
+    sw->route[fid] = entry;
+    if (changed) {
+        icn_capture_recipients(sw, nt);
+        memset(&nt->ev, 0, sizeof(nt->ev));
+        nt->ev.type = M890_SW_EVENT_ROUTE;
+        nt->ev.port = (uint8_t)fid;
+        nt->ev.value = (entry & M890_SW_ROUTE_ENABLED) ?
+                       (uint8_t)(entry & M890_SW_ROUTE_EGRESS_MASK) :
+                       M890_SW_EVENT_ROUTE_DISABLED;
+    }
+    pthread_mutex_unlock(&sw->lock);
+    if (changed)
+        icn_deliver_event(nt);
+    free(nt);
+    return 0;
+}
+
+int icn_switch_inject(struct icn_switch *sw, unsigned int port,
+              unsigned int kind, uint64_t count)
+{
+    struct icn_notify *nt;
+    struct icn_port *p;
+    bool changed = false;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    if (kind > M890_SW_INJECT_DROP)
+        return -EINVAL;
+    if (kind == M890_SW_INJECT_DROP &&
+        (count == 0 || count > M890_SW_INJECT_DROP_MAX))
+        return -EINVAL;
+    nt = malloc(sizeof(*nt));
+    if (!nt)
+        return -ENOMEM;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    switch (kind) {
+    case M890_SW_INJECT_CLEAR:
+        p->inject_drops = 0;
+        break;
+    case M890_SW_INJECT_LINK_ERROR:
+        if (p->oper == M890_LINK_UP) {
+            p->link_error = true;
+            changed = icn_update_oper(p);
+        }
+        break;
+    default:
+        p->inject_drops = count;
+        break;
+    }
+    if (changed)
+        icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
+    pthread_mutex_unlock(&sw->lock);
+    if (changed)
+        icn_deliver_event(nt);
+    free(nt);
+    return 0;
+}
+
+/* The §8.1 checks of a transfer @src -> fabric id @fid; lock held. */
 static int icn_reachable_locked(struct icn_switch *sw, unsigned int src,
-                unsigned int dst)
+                                unsigned int fid, unsigned int *egress)
 {
     const struct icn_port *a, *b;
+    uint64_t route;
 
-    if (src >= ICN_SWITCH_PORTS || dst >= ICN_SWITCH_PORTS)
+    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS)
         return -ERANGE;
     a = &sw->port[src];
-    b = &sw->port[dst];
-    if (!a->present || !b->present)
+    if (!a->present)
+        return -ENODEV;
+    route = sw->route[fid];
+    if (!(route & M890_SW_ROUTE_ENABLED))
+        return -EHOSTUNREACH;
+    *egress = route & M890_SW_ROUTE_EGRESS_MASK;
+    b = &sw->port[*egress];
+    if (!b->present)
         return -ENODEV;
     if (a->oper != M890_LINK_UP || b->oper != M890_LINK_UP)
         return -ENETDOWN;
@@ -248,36 +390,55 @@ static int icn_reachable_locked(struct icn_switch *sw, unsigned int src,
 }
 
 int icn_switch_reachable(struct icn_switch *sw, unsigned int src,
-             unsigned int dst)
+             unsigned int fid)
 {
+    unsigned int egress;
     int ret;
 
     pthread_mutex_lock(&sw->lock);
-    ret = icn_reachable_locked(sw, src, dst);
+    ret = icn_reachable_locked(sw, src, fid, &egress);
     pthread_mutex_unlock(&sw->lock);
     return ret;
 }
 
-int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
-            unsigned int dst, uint64_t offset, uint64_t len,
-            uint8_t **ptr)
+/* Consume one injected drop on @a or @b if either has one; lock held. */
+static bool icn_take_drop(struct icn_port *a, struct icn_port *b)
 {
-    const struct icn_port *b;
+    if (a->inject_drops) {
+        a->inject_drops--;
+        return true;
+    }
+    if (b->inject_drops) {
+        b->inject_drops--;
+        return true;
+    }
+    return false;
+}
+
+int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
+            unsigned int fid, uint64_t offset, uint64_t len,
+            uint8_t **ptr, unsigned int *egress)
+{
+    struct icn_port *b;
+    unsigned int e = 0;
     int ret;
 
     pthread_mutex_lock(&sw->lock);
-    ret = icn_reachable_locked(sw, src, dst);
+    ret = icn_reachable_locked(sw, src, fid, &e);
     if (!ret) {
-        b = &sw->port[dst];
+        b = &sw->port[e];
         if (!b->ep.hbm || offset > b->ep.hbm_size ||
             len > b->ep.hbm_size - offset)
             ret = -ERANGE;
+        else if (icn_take_drop(&sw->port[src], b))
+            ret = -EIO;
         else
             *ptr = b->ep.hbm + offset;
     }
     if (ret && src < ICN_SWITCH_PORTS)
         sw->port[src].errors++;
     pthread_mutex_unlock(&sw->lock);
+    *egress = e;
     return ret;
 }
 
@@ -326,6 +487,7 @@ int icn_switch_port_get(struct icn_switch *sw, unsigned int port,
     info->rx_pkts = p->rx_pkts;
     info->errors = p->errors;
     info->link_down = p->link_down;
+    info->inject_drops = p->inject_drops;
     pthread_mutex_unlock(&sw->lock);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ICN Switch 1.0 core: ports, link states, partitions and counters.
+ * ICN Switch 1.0 core: ports, link states, partitions, routes, error
+ * injection and counters (Documentation/hardware-spec.rst §8).
  *
  * Plain C11 and libc only, so that the same core serves the in-process
  * QEMU "icn-switch" object and a stand-alone fabric daemon.  Every public
@@ -38,20 +39,37 @@ struct icn_endpoint {
 };
 
 /**
- * struct icn_event - a port state change, sent to every attached endpoint
- * and to the switch's own event callback.
- * @port: port whose state changed.
- * @admin, @oper: new states (enum m890_link_state).
- * @present: a card is attached.
+ * struct icn_event - a switch state change (spec §8.4), sent to every
+ * attached endpoint and to the switch's own event callback.
+ * @type: enum m890_sw_event_type: link state, partition or route.
+ * @port: the port (link, partition) or destination fabric id (route).
+ * @value: link: the new oper state; partition: the new partition; route:
+ *         the new egress port, M890_SW_EVENT_ROUTE_DISABLED if disabled.
+ * @admin, @oper: the port's states after the change (enum m890_link_state;
+ *                link and partition events only, else 0).
+ * @present: a card is attached to the port (link and partition events).
  */
 struct icn_event {
+    uint8_t type;
     uint8_t port;
+    uint8_t value;
     uint8_t admin;
     uint8_t oper;
     uint8_t present;
 };
 
-/** struct icn_port_info - snapshot of one port (PORT_GET). */
+/* The SW_EVENT register word of @ev (spec §8.4). */
+static inline uint32_t icn_event_word(const struct icn_event *ev)
+{
+    return ev->port | (uint32_t)ev->value << M890_SW_EVENT_VALUE_SHIFT |
+           (uint32_t)ev->type << M890_SW_EVENT_TYPE_SHIFT;
+}
+
+/**
+ * struct icn_port_info - snapshot of one port (PORT_GET).
+ * @inject_drops: transfers still to be dropped by PORT_INJECT kind 2.
+ * The other fields are the PORT_GET words of the same names (spec §8.3).
+ */
 struct icn_port_info {
     uint8_t admin;
     uint8_t oper;
@@ -65,6 +83,7 @@ struct icn_port_info {
     uint64_t rx_pkts;
     uint64_t errors;
     uint64_t link_down;
+    uint64_t inject_drops;
 };
 
 struct icn_switch;
@@ -97,33 +116,72 @@ int icn_switch_detach(struct icn_switch *sw, unsigned int port);
 
 /*
  * Set the admin state: M890_LINK_UP or M890_LINK_DOWN (anything else is
- * -EINVAL).  Oper follows admin while a card is present; a transition of
- * oper from up to down increments the port's link-down count.  Returns 0 or
- * -ERANGE/-EINVAL.
+ * -EINVAL).  Oper follows admin while a card is present; every exit of oper
+ * from UP increments the port's link-down count.  Admin up retrains a port
+ * in ERROR; admin down also clears the port's injection state.  An event is
+ * sent when admin or oper changed.  Returns 0 or -ERANGE/-EINVAL/-ENOMEM.
  */
 int icn_switch_set_admin(struct icn_switch *sw, unsigned int port,
              unsigned int admin);
+
+/*
+ * Move @port to @partition (< M890_SW_PARTITIONS).  Sends a partition
+ * event when the partition changed.  Returns 0, -ERANGE (port), -EINVAL
+ * (partition) or -ENOMEM.
+ */
 int icn_switch_set_partition(struct icn_switch *sw, unsigned int port,
                  uint32_t partition);
 
 /*
- * 0 if @src may reach @dst: both present, both oper up, same partition.
- * Otherwise -ERANGE, -ENODEV (no card), -ENETDOWN (a link down) or -EACCES
- * (partitions differ).
+ * Route entry of destination fabric id @fid (M890_SW_ROUTE_* bits) into
+ * *@entry.  Returns 0 or -ERANGE.
  */
-int icn_switch_reachable(struct icn_switch *sw, unsigned int src,
-             unsigned int dst);
+int icn_switch_route_get(struct icn_switch *sw, unsigned int fid,
+             uint64_t *entry);
 
 /*
- * Resolve @len bytes at @offset of the HBM of the card on @dst for a
- * transfer initiated by @src.  Checks reachability and bounds
- * (-ERANGE for out of range, counted as an error on @src) and returns a
- * host pointer in *@ptr.  The pointer stays valid while the card is
+ * Set the route entry of @fid.  Returns 0, -ERANGE (@fid or the egress port
+ * >= 64), -EINVAL (bits other than M890_SW_ROUTE_* set) or -ENOMEM.  Sends
+ * a route event when the entry changed.
+ */
+int icn_switch_route_set(struct icn_switch *sw, unsigned int fid,
+             uint64_t entry);
+
+/*
+ * Error injection on @port, @kind an enum m890_sw_inject:
+ *  CLEAR: cancel pending drops (a link in ERROR stays there until admin up);
+ *  LINK_ERROR: an oper-UP port goes to ERROR (link-down count + 1, event);
+ *              a port that is not UP is left alone;
+ *  DROP: the next @count (1..M890_SW_INJECT_DROP_MAX) transfers that use
+ *        the port, as issuer or as egress, fail; replaces a pending count.
+ * @count is ignored for CLEAR and LINK_ERROR.  Returns 0, -ERANGE, -EINVAL
+ * (kind, count) or -ENOMEM.
+ */
+int icn_switch_inject(struct icn_switch *sw, unsigned int port,
+              unsigned int kind, uint64_t count);
+
+/*
+ * 0 if a transfer from the card on port @src to destination fabric id @fid
+ * would be accepted (spec §8.1, without consuming injected drops).
+ * Otherwise -ERANGE (port or fabric id >= 64), -ENODEV (no card on @src or
+ * on the egress port), -EHOSTUNREACH (route disabled), -ENETDOWN (a link
+ * not oper UP) or -EACCES (partitions differ).
+ */
+int icn_switch_reachable(struct icn_switch *sw, unsigned int src,
+             unsigned int fid);
+
+/*
+ * One transfer of @len bytes at @offset of the HBM of destination fabric
+ * id @fid, initiated by the card on @src (spec §8.1): applies the route,
+ * the presence, link and partition checks, the bounds (-ERANGE) and
+ * injected drops (-EIO, consumes one), returns a host pointer in *@ptr and
+ * the egress port in *@egress (for icn_switch_account()).  Every refusal
+ * counts one error on @src.  The pointer stays valid while the card is
  * attached; in-process callers hold the big lock for that.
  */
 int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
-            unsigned int dst, uint64_t offset, uint64_t len,
-            uint8_t **ptr);
+            unsigned int fid, uint64_t offset, uint64_t len,
+            uint8_t **ptr, unsigned int *egress);
 
 /*
  * Count @bytes moved from port @from to port @to: tx on @from, rx on @to,

@@ -8,191 +8,21 @@
  * movement host -> HBM -> peer HBM -> host, FILL, SIGNAL/WAIT across
  * queues, TIMESTAMP, FENCE, and the error paths a guest can provoke (bad
  * opcode, reserved fields, MMU faults, HBM range, fabric link down, ring
- * overflow, queues beyond the configured count, DMA into the card's own
- * registers).
+ * overflow, queues beyond the configured count, ring registers locked
+ * while a queue is enabled, DMA into the card's own registers).  The
+ * hazard classes and the MMU have their own qtests.
  */
 #include "qemu/osdep.h"
-#include "libqtest.h"
-#include "libqos/libqos-pc.h"
-#include "libqos/pci-pc.h"
-#include "standard-headers/linux/pci_regs.h"
-
-#include "hw/m890/m890_regs.h"
-#include "hw/m890/m890_packets.h"
-
-#define HBM_SIZE        (16 * 1024 * 1024)
-#define MIB2            (2 * 1024 * 1024ull)
-#define VA_HOST         0x0ull          /* identity map of guest RAM */
-#define VA_HBM          0x40000000ull   /* local HBM, 16 MiB + 2 MiB beyond */
-#define VA_PEER         0x80000000ull   /* the other card's HBM */
-#define VA_REGS         0xc0000000ull   /* the card's own BAR0 (host PTE) */
-#define VA_NONE         0x100000000ull  /* not mapped */
-#define RING_ORDER      4
-#define NQ              4
-
-typedef struct Card {
-    QPCIDevice *dev;
-    QPCIBar bar0, hbm;
-    uint64_t hbm_bar_size;
-    uint64_t ctx;               /* context table */
-    uint64_t ring[NQ];
-    uint64_t fence[NQ];
-} Card;
+#include "m890-qtest.h"
 
 static QOSState *qs;
 static Card cards[2];
-
-static uint64_t galloc(size_t size)
-{
-    uint64_t a = guest_alloc(&qs->alloc, size + 4096);
-
-    return (a + 4095) & ~4095ull;
-}
-
-static uint32_t rd(Card *c, uint64_t off)
-{
-    return qpci_io_readl(c->dev, c->bar0, off);
-}
-
-static uint64_t rdq(Card *c, uint64_t off)
-{
-    return qpci_io_readq(c->dev, c->bar0, off);
-}
-
-static void wr(Card *c, uint64_t off, uint32_t v)
-{
-    qpci_io_writel(c->dev, c->bar0, off, v);
-}
-
-static void wrq(Card *c, uint64_t off, uint64_t v)
-{
-    qpci_io_writeq(c->dev, c->bar0, off, v);
-}
-
-static void wq64(uint64_t addr, uint64_t v)
-{
-    qtest_writeq(qs->qts, addr, v);
-}
-
-/* Build the page tables of card @i (ASID 0) in guest memory. */
-static void setup_mmu(int i)
-{
-    Card *c = &cards[i];
-    uint64_t l3 = galloc(4096), l2 = galloc(4096);
-    uint64_t l1h = galloc(4096), l1b = galloc(4096), l1p = galloc(4096);
-    uint64_t l1r = galloc(4096), l0r = galloc(4096);
-    unsigned int e;
-
-    qtest_memset(qs->qts, l3, 0, 4096);
-    qtest_memset(qs->qts, l2, 0, 4096);
-    qtest_memset(qs->qts, l1h, 0, 4096);
-    qtest_memset(qs->qts, l1b, 0, 4096);
-    qtest_memset(qs->qts, l1p, 0, 4096);
-    qtest_memset(qs->qts, l1r, 0, 4096);
-    qtest_memset(qs->qts, l0r, 0, 4096);
-    wq64(l3, l2 | M890_PTE_VALID);
-    wq64(l2 + 0 * 8, l1h | M890_PTE_VALID);
-    wq64(l2 + 1 * 8, l1b | M890_PTE_VALID);
-    wq64(l2 + 2 * 8, l1p | M890_PTE_VALID);
-    wq64(l2 + 3 * 8, l1r | M890_PTE_VALID);
-    for (e = 0; e < 64; e++) {     /* 128 MiB of guest RAM */
-        wq64(l1h + e * 8, e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-             M890_PTE_LARGE);
-    }
-    for (e = 0; e < 9; e++) {      /* entry 8 lies past the HBM */
-        wq64(l1b + e * 8, e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-             M890_PTE_LARGE | (uint64_t)M890_PTE_TARGET_HBM <<
-             M890_PTE_TARGET_SHIFT);
-        wq64(l1p + e * 8, e * MIB2 | M890_PTE_VALID | M890_PTE_WRITE |
-             M890_PTE_LARGE | (uint64_t)M890_PTE_TARGET_PEER <<
-             M890_PTE_TARGET_SHIFT | (uint64_t)(1 - i) << M890_PTE_PEER_SHIFT);
-    }
-    wq64(l1r, l0r | M890_PTE_VALID);
-    wq64(l0r, c->bar0.addr | M890_PTE_VALID | M890_PTE_WRITE);
-
-    c->ctx = galloc(4096);
-    qtest_memset(qs->qts, c->ctx, 0, 4096);
-    wq64(c->ctx, l3 | M890_CTX_VALID);
-    wrq(c, M890_REG_MMU_CTX_BASE, c->ctx);
-    wr(c, M890_REG_MMU_CTX_COUNT, 1);
-    wr(c, M890_REG_MMU_CONTROL, M890_MMU_CONTROL_ENABLE);
-}
-
-static void queue_start(Card *c, int q)
-{
-    uint64_t r = M890_REG_Q(q);
-
-    wr(c, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
-    wrq(c, r + M890_Q_RING_BASE, c->ring[q]);
-    wr(c, r + M890_Q_RING_ORDER, RING_ORDER);
-    wr(c, r + M890_Q_ASID, 0);
-    wrq(c, r + M890_Q_FENCE_ADDR, c->fence[q]);
-    wr(c, r + M890_Q_MSIX_VECTOR, M890_MSIX_VEC_QUEUE0 + q);
-    wr(c, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
-}
-
-/* Write @p at the queue's tail and ring the doorbell; no waiting. */
-static void post(Card *c, int q, const union m890_packet *p)
-{
-    uint32_t tail = rd(c, M890_REG_Q(q) + M890_Q_TAIL);
-    uint64_t slot = c->ring[q] + (tail & ((1 << RING_ORDER) - 1)) * 64;
-
-    qtest_memwrite(qs->qts, slot, p, sizeof(*p));
-    wr(c, M890_REG_DOORBELL(q), tail + 1);
-}
-
-/* Wait until the queue idles or stops; returns Q_STATUS. */
-static uint32_t settle(Card *c, int q)
-{
-    uint32_t st = 0;
-    int i;
-
-    for (i = 0; i < 2000; i++) {
-        st = rd(c, M890_REG_Q(q) + M890_Q_STATUS);
-        if ((st & (M890_Q_STATUS_IDLE | M890_Q_STATUS_ERROR)) ||
-            (st & M890_Q_STATUS_WAITING)) {
-            return st;
-        }
-        g_usleep(1000);
-    }
-    return st;
-}
-
-static uint32_t run(Card *c, int q, const union m890_packet *p)
-{
-    post(c, q, p);
-    return settle(c, q);
-}
-
-static uint32_t qerr(uint32_t st)
-{
-    return (st & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-}
-
-static union m890_packet copy_pkt(uint64_t src, uint64_t dst, uint64_t n)
-{
-    union m890_packet p = { 0 };
-
-    p.copy.hdr = M890_PKT_HDR(M890_PKT_COPY, 0);
-    p.copy.src = src;
-    p.copy.dst = dst;
-    p.copy.size = n;
-    return p;
-}
 
 static uint64_t sw_port(Card *c, unsigned int port, unsigned int word)
 {
     wr(c, M890_REG_SW_CMD, M890_SW_OP_PORT_GET | port << 8);
     g_assert_cmpuint(rd(c, M890_REG_SW_STATUS), ==, M890_SW_OK);
     return rdq(c, M890_REG_SW_DATA(word));
-}
-
-static void hbm_set(Card *c, uint64_t off, int byte, size_t n)
-{
-    g_autofree uint8_t *buf = g_malloc(n);
-
-    memset(buf, byte, n);
-    qpci_memwrite(c->dev, c->hbm, off, buf, n);
 }
 
 static void test_ident(void)
@@ -205,11 +35,15 @@ static void test_ident(void)
                     M890_PCI_DEVICE_ID);
     g_assert_cmphex(qpci_config_readw(c->dev, PCI_CLASS_DEVICE), ==,
                     M890_PCI_CLASS);
+    g_assert_cmphex(qpci_config_readw(c->dev, PCI_SUBSYSTEM_VENDOR_ID), ==,
+                    M890_PCI_SUBSYS_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(c->dev, PCI_SUBSYSTEM_ID), ==,
+                    M890_PCI_SUBSYS_ID);
     g_assert_cmphex(rd(c, M890_REG_ID), ==, M890_ID_MAGIC);
     g_assert_cmphex(rd(c, M890_REG_VERSION), ==, M890_SPEC_VERSION);
     g_assert_cmphex(rd(c, M890_REG_CAPS) & M890_HWCAP_MMU, ==,
                     M890_HWCAP_MMU);
-    g_assert_cmpuint(rd(c, M890_REG_NUM_QUEUES), ==, NQ);
+    g_assert_cmpuint(rd(c, M890_REG_NUM_QUEUES), ==, M890T_NQ);
     g_assert_cmpuint(rdq(c, M890_REG_HBM_SIZE), ==, HBM_SIZE);
     g_assert_cmphex(rd(&cards[1], M890_REG_FABRIC), ==,
                     1 | 1 << M890_FABRIC_PORT_SHIFT | M890_FABRIC_LINK_UP);
@@ -220,7 +54,7 @@ static void test_ident(void)
     g_assert_cmphex(rd(c, 0x6000), ==, 0);      /* unknown register */
     wr(c, 0x6000, 1);
     g_assert_cmpuint(c->hbm_bar_size, ==, HBM_SIZE);
-    g_assert_cmpuint(qpci_msix_table_size(c->dev), ==, 1 + NQ);
+    g_assert_cmpuint(qpci_msix_table_size(c->dev), ==, 1 + M890T_NQ);
     wr(c, M890_REG_SW_CMD, M890_SW_OP_INFO);
     g_assert_cmpuint(rd(c, M890_REG_SW_STATUS), ==, M890_SW_OK);
     g_assert_cmpuint(rdq(c, M890_REG_SW_DATA(0)), ==, 64);
@@ -231,7 +65,7 @@ static void test_copy_chain(void)
 {
     Card *a = &cards[0], *b = &cards[1];
     const size_t n = 3 * 4096 + 123;
-    uint64_t src = galloc(n), dst = galloc(n);
+    uint64_t src = galloc(a, n), dst = galloc(a, n);
     g_autofree uint8_t *in = g_malloc(n), *out = g_malloc0(n);
     union m890_packet p;
     uint64_t tx0, rx1;
@@ -370,24 +204,6 @@ static void test_timestamp_fence(void)
     g_assert_cmphex(fv, ==, 0x1122334455667788ull);
 }
 
-static void expect_error(Card *c, int q, const union m890_packet *p,
-                         uint32_t err)
-{
-    uint32_t head = rd(c, M890_REG_Q(q) + M890_Q_HEAD);
-    uint32_t st = run(c, q, p);
-
-    g_assert_cmphex(st & M890_Q_STATUS_ERROR, ==, M890_Q_STATUS_ERROR);
-    g_assert_cmpuint(qerr(st), ==, err);
-    g_assert_cmpuint(rd(c, M890_REG_Q(q) + M890_Q_ERR_HEAD), ==, head);
-    g_assert_cmphex(rd(c, M890_REG_QERR_STATUS) & (1u << q), ==, 1u << q);
-    g_assert_cmphex(rd(c, M890_REG_EVT_STATUS) & M890_EVT_QUEUE_ERROR, ==,
-                    M890_EVT_QUEUE_ERROR);
-    wr(c, M890_REG_EVT_STATUS, M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT);
-    wr(c, M890_REG_QERR_STATUS, 1u << q);
-    queue_start(c, q);
-    g_assert_cmpuint(rd(c, M890_REG_Q(q) + M890_Q_HEAD), ==, 0);
-}
-
 static void test_errors(void)
 {
     Card *a = &cards[0];
@@ -457,11 +273,11 @@ static void test_ring_limits(void)
     union m890_packet n = { 0 };
 
     /* a queue beyond "queues": registers read 0, doorbell ignored */
-    wr(a, M890_REG_Q(NQ) + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
-    g_assert_cmphex(rd(a, M890_REG_Q(NQ) + M890_Q_CONTROL), ==, 0);
-    wr(a, M890_REG_DOORBELL(NQ), 5);
+    wr(a, M890_REG_Q(M890T_NQ) + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    g_assert_cmphex(rd(a, M890_REG_Q(M890T_NQ) + M890_Q_CONTROL), ==, 0);
+    wr(a, M890_REG_DOORBELL(M890T_NQ), 5);
     wr(a, M890_REG_DOORBELL(63), 5);
-    g_assert_cmphex(rd(a, M890_REG_Q(NQ) + M890_Q_TAIL), ==, 0);
+    g_assert_cmphex(rd(a, M890_REG_Q(M890T_NQ) + M890_Q_TAIL), ==, 0);
 
     /* TAIL - HEAD > entries */
     wr(a, M890_REG_DOORBELL(1), (1 << RING_ORDER) + 1);
@@ -485,6 +301,42 @@ static void test_ring_limits(void)
     g_assert_cmphex(settle(a, 1), ==,
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
     g_assert_cmpuint(rd(a, M890_REG_Q(1) + M890_Q_HEAD), ==, 40);
+}
+
+/* RING_BASE, RING_ORDER and ASID are read-only while ENABLE is set. */
+static void test_ring_regs_locked(void)
+{
+    Card *a = &cards[0];
+    uint64_t r = M890_REG_Q(2);
+    union m890_packet n = { 0 };
+
+    wrq(a, r + M890_Q_RING_BASE, 0x123456000ull);
+    wr(a, r + M890_Q_RING_BASE + 4, 7);
+    wr(a, r + M890_Q_RING_ORDER, 9);
+    wr(a, r + M890_Q_ASID, 5);
+    g_assert_cmphex(rdq(a, r + M890_Q_RING_BASE), ==, a->ring[2]);
+    g_assert_cmpuint(rd(a, r + M890_Q_RING_ORDER), ==, RING_ORDER);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
+    n.hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+    g_assert_cmphex(run(a, 2, &n), ==, M890T_IDLE);
+
+    /* still locked while stopped in error with ENABLE set */
+    n.hdr = 0x0e;
+    g_assert_cmpuint(qerr(run(a, 2, &n)), ==, M890_QERR_BAD_OPCODE);
+    wr(a, r + M890_Q_ASID, 5);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
+
+    /* writable again once disabled; kept by a queue reset */
+    wr(a, r + M890_Q_CONTROL, 0);
+    wr(a, r + M890_Q_ASID, 5);
+    wr(a, r + M890_Q_RING_ORDER, 9);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 5);
+    g_assert_cmpuint(rd(a, r + M890_Q_RING_ORDER), ==, 9);
+    wr(a, M890_REG_EVT_STATUS, ~0u);
+    wr(a, M890_REG_QERR_STATUS, ~0u);
+    queue_start(a, 2);
+    g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
 }
 
 static void test_self_dma(void)
@@ -518,42 +370,15 @@ static void test_reset(void)
     g_assert_cmpuint(rd(a, M890_REG_MMU_CONTROL), ==, 0);
 }
 
-static void card_init(int i)
-{
-    Card *c = &cards[i];
-    int q;
-
-    c->dev = qpci_device_find(qs->pcibus, QPCI_DEVFN(4 + i, 0));
-    g_assert(c->dev);
-    qpci_device_enable(c->dev);
-    c->bar0 = qpci_iomap(c->dev, M890_BAR_REGS, NULL);
-    c->hbm = qpci_iomap(c->dev, M890_BAR_HBM, &c->hbm_bar_size);
-    qpci_msix_enable(c->dev);
-    setup_mmu(i);
-    for (q = 0; q < NQ; q++) {
-        c->ring[q] = galloc(64 << RING_ORDER);
-        c->fence[q] = galloc(8);
-        queue_start(c, q);
-    }
-}
-
 int main(int argc, char **argv)
 {
     int ret;
 
     g_test_init(&argc, &argv, NULL);
     /* the firmware only has to load (qtest runs no guest code) */
-    qs = qtest_pc_boot("-machine q35 -bios bios-microvm.bin -vga none "
-                       "-nodefaults "
-                       "-object icn-switch,id=sw0 "
-                       "-object memory-backend-ram,id=hbm0,size=16M "
-                       "-object memory-backend-ram,id=hbm1,size=16M "
-                       "-device m890,memdev=hbm0,switch=sw0,port=0,"
-                       "queues=%d,addr=04.0 "
-                       "-device m890,memdev=hbm1,switch=sw0,port=1,"
-                       "queues=%d,addr=05.0", NQ, NQ);
-    card_init(0);
-    card_init(1);
+    qs = m890t_boot();
+    card_init(qs, &cards[0], 0);
+    card_init(qs, &cards[1], 1);
     qtest_add_func("/m890/ident", test_ident);
     qtest_add_func("/m890/copy-chain", test_copy_chain);
     qtest_add_func("/m890/fill", test_fill);
@@ -562,6 +387,7 @@ int main(int argc, char **argv)
     qtest_add_func("/m890/errors", test_errors);
     qtest_add_func("/m890/fabric-down", test_fabric_down);
     qtest_add_func("/m890/ring-limits", test_ring_limits);
+    qtest_add_func("/m890/ring-regs-locked", test_ring_regs_locked);
     qtest_add_func("/m890/self-dma", test_self_dma);
     qtest_add_func("/m890/reset", test_reset);
     ret = g_test_run();

@@ -1,0 +1,742 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DOC: qtest of the M890 command processor against device-model hazards
+ *
+ * One test per "Device model" class of the project's failure list, each
+ * named after the class: DMA aimed at the card's own registers, doorbells,
+ * MSI-X table and at a peer card's registers (the re-entrancy guard);
+ * work that never ends (aliased page tables, self-linked tables) stays
+ * bounded per run and stops on queue reset, device reset and FLR; zero
+ * lengths; DMA errors raised once, never retried; every guest-controlled
+ * index out of range; guest-sized lengths; divisions by a zero stride or
+ * element size; every access width on every region; a packet and its
+ * index/weight lists rewritten while the packet runs (read once); and no
+ * stale or uninitialised data in fresh HBM or read-only registers.
+ *
+ * Besides the common map of m890-qtest.h, card 0's ASID 0 has:
+ *
+ * ===========  ======================================================
+ * VA_ALIAS     1 GiB, every 2 MiB page on HBM [4 MiB, 6 MiB)
+ * VA_BIG       1 TiB, the same (two level-3 entries on one level-2
+ *              table whose 512 entries point at one level-1 table)
+ * VA_BIG2      1 TiB likewise on HBM [10 MiB, 12 MiB)
+ * VA_ROWS      512 GiB: [0, 2 GiB) on HBM [6, 8) MiB, the rest on
+ *              HBM [8, 10) MiB
+ * VA_LOOP      level-3 entry pointing at the root table itself
+ * VA_BAD       4 KiB host pages on an unassigned DMA address, the
+ *              MSI-X table, a doorbell page and the peer's BAR0
+ * ===========  ======================================================
+ */
+#include "qemu/osdep.h"
+#include "m890-qtest.h"
+
+#define VA_ALIAS        0x140000000ull
+#define VA_BAD          0x180000000ull
+#define VA_BIG          (1ull << 39)
+#define VA_BIG2         (3ull << 39)
+#define VA_ROWS         (5ull << 39)
+#define VA_LOOP         (6ull << 39)
+#define TIB             (1ull << 40)
+#define HBM_ALIAS       (4 * 1024 * 1024ull)
+#define HBM_ROW0        (6 * 1024 * 1024ull)
+#define HBM_ROW1        (8 * 1024 * 1024ull)
+#define HBM_ALIAS2      (10 * 1024 * 1024ull)
+#define DMA_NOWHERE     (1ull << 46)    /* nothing decodes here */
+#define BAD_NOWHERE     (VA_BAD + 0x0000)
+#define BAD_MSIX        (VA_BAD + 0x1000)
+#define BAD_DOORBELL    (VA_BAD + 0x2000)
+#define BAD_PEER_REGS   (VA_BAD + 0x3000)
+#define BAD_TABLE       (VA_BAD + 0x200000)     /* level-0 table unreadable */
+
+static QOSState *qs;
+static Card cards[2];
+static uint64_t scratch;        /* 4 KiB of guest RAM for index lists */
+
+static bool alive(Card *c)
+{
+    return rd(c, M890_REG_ID) == M890_ID_MAGIC;
+}
+
+static void build_hazard_map(void)
+{
+    Card *c = &cards[0], *peer = &cards[1];
+    uint64_t l1 = pt_new(c), l2 = pt_new(c), rows = pt_new(c);
+    uint64_t l1a = pt_new(c), l1b = pt_new(c), l1c = pt_new(c);
+    uint64_t l2c = pt_new(c);
+    unsigned int e;
+
+    for (e = 0; e < 512; e++) {
+        wq64(c, l1 + e * 8, HBM_ALIAS | PTE_HBM | M890_PTE_LARGE);
+        wq64(c, l1a + e * 8, HBM_ROW0 | PTE_HBM | M890_PTE_LARGE);
+        wq64(c, l1b + e * 8, HBM_ROW1 | PTE_HBM | M890_PTE_LARGE);
+        wq64(c, l1c + e * 8, HBM_ALIAS2 | PTE_HBM | M890_PTE_LARGE);
+        wq64(c, l2 + e * 8, l1 | M890_PTE_VALID);
+        wq64(c, l2c + e * 8, l1c | M890_PTE_VALID);
+        wq64(c, rows + e * 8, (e < 2 ? l1a : l1b) | M890_PTE_VALID);
+    }
+    pt_set(c, c->root, VA_ALIAS, 2, l1 | M890_PTE_VALID);
+    pt_set(c, c->root, VA_BIG, 3, l2 | M890_PTE_VALID);
+    pt_set(c, c->root, VA_BIG + TIB / 2, 3, l2 | M890_PTE_VALID);
+    pt_set(c, c->root, VA_BIG2, 3, l2c | M890_PTE_VALID);
+    pt_set(c, c->root, VA_BIG2 + TIB / 2, 3, l2c | M890_PTE_VALID);
+    pt_set(c, c->root, VA_ROWS, 3, rows | M890_PTE_VALID);
+    pt_set(c, c->root, VA_LOOP, 3, c->root | M890_PTE_VALID);
+    pt_set(c, c->root, BAD_NOWHERE, 0, DMA_NOWHERE | PTE_HOST);
+    pt_set(c, c->root, BAD_MSIX, 0, c->bar_addr[2] | PTE_HOST);
+    pt_set(c, c->root, BAD_DOORBELL, 0,
+           (c->bar_addr[0] + M890_REG_DOORBELL(0)) | PTE_HOST);
+    pt_set(c, c->root, BAD_PEER_REGS, 0, peer->bar_addr[0] | PTE_HOST);
+    pt_set(c, c->root, BAD_TABLE, 1, DMA_NOWHERE | M890_PTE_VALID);
+    scratch = galloc(c, 4096);
+}
+
+/*
+ * @q runs a packet that does not end soon: the vCPU keeps control (every
+ * register read returns), the modelled clock moves (the packet makes
+ * progress) and HEAD stays on the packet.
+ */
+static void assert_progressing(Card *c, int q)
+{
+    uint64_t t0 = rdq(c, M890_REG_CLOCK), t1;
+    uint32_t head = qrd(c, q, M890_Q_HEAD);
+    int i;
+
+    for (i = 0; i < 5; i++) {
+        g_usleep(20000);
+        g_assert(alive(c));
+        t1 = rdq(c, M890_REG_CLOCK);
+        g_assert_cmpuint(t1, >, t0);
+        t0 = t1;
+        g_assert_cmpuint(qrd(c, q, M890_Q_HEAD), ==, head);
+        g_assert_cmphex(qrd(c, q, M890_Q_STATUS) & (M890_Q_STATUS_IDLE |
+                        M890_Q_STATUS_ERROR), ==, 0);
+    }
+}
+
+/* Nothing runs on the card: its clock stands still. */
+static void assert_quiet(Card *c)
+{
+    uint64_t t0 = rdq(c, M890_REG_CLOCK);
+
+    g_usleep(30000);
+    g_assert_cmpuint(rdq(c, M890_REG_CLOCK), ==, t0);
+}
+
+/* Poll until the card's clock passed @t (the packet started), ~5 s max. */
+static void wait_clock(Card *c, uint64_t t)
+{
+    int i;
+
+    for (i = 0; i < 50000 && rdq(c, M890_REG_CLOCK) < t; i++) {
+        g_usleep(100);
+    }
+    g_assert_cmpuint(rdq(c, M890_REG_CLOCK), >=, t);
+}
+
+/* A COPY of 1 TiB between two HBM pages: 16384 runs of 64 MiB. */
+static union m890_packet endless_copy(void)
+{
+    return copy_pkt(VA_BIG, VA_BIG2, TIB);
+}
+
+static void test_dma_self(void)
+{
+    Card *a = &cards[0], *b = &cards[1];
+    union m890_packet p;
+    uint64_t r = M890_REG_Q(1);
+
+    hbm_set(a, 0, 0xff, 8);
+    wr(a, M890_REG_SCRATCH, 0x55);
+
+    /* packet data aimed at BAR0: blocked, the card is not reset */
+    p = copy_pkt(VA_HBM, VA_REGS + M890_REG_CONTROL, 4);
+    expect_error(a, 0, &p, M890_QERR_DMA);
+    p = copy_pkt(VA_REGS + M890_REG_ID, VA_HBM, 4);
+    expect_error(a, 0, &p, M890_QERR_DMA);
+    g_assert_cmpuint(rd(a, M890_REG_SCRATCH), ==, 0x55);
+
+    /* at its own doorbell page and its MSI-X table */
+    p = copy_pkt(VA_HBM, BAD_DOORBELL, 4);
+    expect_error(a, 0, &p, M890_QERR_DMA);
+    g_assert_cmpuint(qrd(a, 0, M890_Q_TAIL), ==, 0);
+    p = copy_pkt(VA_HBM, BAD_MSIX, 16);
+    expect_error(a, 0, &p, M890_QERR_DMA);
+
+    /* the ring itself in BAR0: the fetch fails, nothing is executed */
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    wrq(a, r + M890_Q_RING_BASE, a->bar_addr[0]);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    wr(a, M890_REG_DOORBELL(1), 1);
+    g_assert_cmpuint(qerr(settle(a, 1)), ==, M890_QERR_DMA);
+    recover(a, 1);
+
+    /* a fence address on its own CONTROL register (value: RESET) */
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    wrq(a, r + M890_Q_FENCE_ADDR, a->bar_addr[0] + M890_REG_CONTROL);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    p = (union m890_packet){ 0 };
+    p.fence.hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+    p.fence.value = M890_CONTROL_RESET;
+    g_assert_cmpuint(qerr(run(a, 1, &p)), ==, M890_QERR_DMA);
+    g_assert_cmpuint(rd(a, M890_REG_SCRATCH), ==, 0x55);
+    recover(a, 1);
+
+    /*
+     * A peer card's registers are another function's BAR: a P2P write the
+     * platform routes.  It reaches the peer like a CPU write would, and
+     * both cards keep working.
+     */
+    hbm_set(a, 0, 0x77, 4);
+    wr(b, M890_REG_SCRATCH, 0);
+    p = copy_pkt(VA_HBM, BAD_PEER_REGS + M890_REG_SCRATCH, 4);
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+    g_assert_cmphex(rd(b, M890_REG_SCRATCH), ==, 0x77777777);
+    g_assert(alive(a) && alive(b));
+    p = copy_pkt(VA_HBM, VA_HBM + 0x1000, 64);
+    g_assert_cmphex(run(b, 0, &p), ==, M890T_IDLE);
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+}
+
+static void test_endless_work(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = endless_copy();
+    uint32_t faults = rd(a, M890_REG_MMU_FAULT_COUNT);
+    uint8_t cap;
+
+    /* queue reset between pieces */
+    post(a, 0, &p);
+    assert_progressing(a, 0);
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    g_assert_cmphex(qrd(a, 0, M890_Q_STATUS), ==, M890_Q_STATUS_IDLE);
+    assert_quiet(a);
+    queue_start(a, 0);
+
+    /* pausing (ENABLE cleared) holds the packet, enabling resumes it */
+    post(a, 0, &p);
+    assert_progressing(a, 0);
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, 0);
+    assert_quiet(a);
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    assert_progressing(a, 0);
+
+    /* device reset while it runs */
+    wr(a, M890_REG_CONTROL, M890_CONTROL_RESET);
+    g_assert_cmphex(qrd(a, 0, M890_Q_STATUS), ==, M890_Q_STATUS_IDLE);
+    assert_quiet(a);
+    card_restart(a);
+
+    /* function level reset while it runs */
+    post(a, 0, &p);
+    assert_progressing(a, 0);
+    cap = qpci_find_capability(a->dev, PCI_CAP_ID_EXP, 0);
+    g_assert_cmpuint(cap, !=, 0);
+    qpci_config_writew(a->dev, cap + PCI_EXP_DEVCTL,
+                       qpci_config_readw(a->dev, cap + PCI_EXP_DEVCTL) |
+                       PCI_EXP_DEVCTL_BCR_FLR);
+    card_enable(a);
+    g_assert(alive(a));
+    g_assert_cmphex(qrd(a, 0, M890_Q_STATUS), ==, M890_Q_STATUS_IDLE);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_CONTROL), ==, 0);
+    assert_quiet(a);
+    card_restart(a);
+
+    /* the ring: a full ring of NOPs, then one packet more than fits */
+    p = (union m890_packet){ 0 };
+    p.hdr = M890_PKT_HDR(M890_PKT_NOP, 0);
+    for (int i = 0; i < 1 << RING_ORDER; i++) {
+        post(a, 0, &p);
+    }
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    wr(a, M890_REG_DOORBELL(0), qrd(a, 0, M890_Q_HEAD) - 1);  /* wraps */
+    g_assert_cmpuint(qerr(settle(a, 0)), ==, M890_QERR_BAD_RING);
+    recover(a, 0);
+
+    /* a root entry that links to the root: the walk still ends */
+    p = copy_pkt(VA_LOOP, VA_HBM, 8);
+    expect_error(a, 0, &p, M890_QERR_MMU_FAULT);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_FAULT_COUNT), ==, faults + 1);
+    g_assert_cmpuint((rd(a, M890_REG_MMU_FAULT_INFO) &
+                      M890_FAULT_REASON_MASK) >> M890_FAULT_REASON_SHIFT, ==,
+                     M890_FAULT_BAD_PTE);
+}
+
+static void test_zero_lengths(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p[6] = { { 0 } };
+    int i;
+
+    p[0] = copy_pkt(VA_NONE, VA_NONE, 0);
+    p[1].copy_2d.hdr = M890_PKT_HDR(M890_PKT_COPY_2D, 0);
+    p[1].copy_2d.src = VA_NONE;
+    p[1].copy_2d.dst = VA_NONE;
+    p[1].copy_2d.height = 0xffffffff;           /* width 0, pitches 0 */
+    p[2].fill.hdr = M890_PKT_HDR(M890_PKT_FILL, 0);
+    p[2].fill.dst = VA_NONE;
+    p[3].gather.hdr = M890_PKT_HDR(M890_PKT_SCATTER, 0);
+    p[3].gather.row_bytes = 1;
+    p[3].gather.src = VA_NONE;
+    p[3].gather.idx = VA_NONE;
+    p[4].reduce.hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);
+    p[4].reduce.k = 64;
+    p[4].reduce.rows = 0xffffffff;              /* hidden 0 */
+    p[4].reduce.src = VA_NONE;
+    p[5].mx.hdr = M890_PKT_HDR(M890_PKT_MX_QUANT, 0);
+    p[5].mx.mx_dtype = M890_DTYPE_MXFP8;
+    p[5].mx.src = VA_NONE;
+    for (i = 0; i < 6; i++) {
+        g_assert_cmphex(run(a, 0, &p[i]), ==, M890T_IDLE);
+    }
+    g_assert_cmpuint(qrd(a, 0, M890_Q_HEAD), ==, 6);
+    queue_start(a, 0);
+}
+
+static void test_dma_errors(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = copy_pkt(BAD_NOWHERE, VA_HBM, 64);
+    uint32_t faults = rd(a, M890_REG_MMU_FAULT_COUNT), evt;
+    uint64_t r = M890_REG_Q(1);
+
+    /* a host page that nothing decodes: DMA error, raised once */
+    post(a, 0, &p);
+    g_assert_cmpuint(qerr(settle(a, 0)), ==, M890_QERR_DMA);
+    wr(a, M890_REG_EVT_STATUS, M890_EVT_QUEUE_ERROR);
+    assert_quiet(a);
+    evt = rd(a, M890_REG_EVT_STATUS);
+    g_assert_cmphex(evt & M890_EVT_QUEUE_ERROR, ==, 0);    /* not retried */
+    g_assert_cmpuint(qrd(a, 0, M890_Q_HEAD), ==, 0);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_FAULT_COUNT), ==, faults);
+    recover(a, 0);
+    p = copy_pkt(VA_HBM, BAD_NOWHERE, 64);
+    expect_error(a, 0, &p, M890_QERR_DMA);
+
+    /* a ring that cannot be read */
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    wrq(a, r + M890_Q_RING_BASE, DMA_NOWHERE);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    wr(a, M890_REG_DOORBELL(1), 3);
+    g_assert_cmpuint(qerr(settle(a, 1)), ==, M890_QERR_DMA);
+    g_assert_cmpuint(qrd(a, 1, M890_Q_HEAD), ==, 0);
+    recover(a, 1);
+
+    /* a fence address that cannot be written */
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    wrq(a, r + M890_Q_FENCE_ADDR, DMA_NOWHERE);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    p = (union m890_packet){ 0 };
+    p.fence.hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+    p.fence.value = 1;
+    g_assert_cmpuint(qerr(run(a, 1, &p)), ==, M890_QERR_DMA);
+    g_assert_cmpuint(rdq(a, r + M890_Q_FENCE_VALUE), ==, 0);
+    recover(a, 1);
+
+    /* a page table that cannot be read is a fault, not a DMA error */
+    p = copy_pkt(BAD_TABLE, VA_HBM, 8);
+    expect_error(a, 0, &p, M890_QERR_MMU_FAULT);
+    g_assert_cmphex(rd(a, M890_REG_MMU_FAULT_INFO), ==,
+                    M890_FAULT_TABLE_DMA << M890_FAULT_REASON_SHIFT);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_FAULT_COUNT), ==, faults + 1);
+}
+
+static void test_index_bounds(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = { 0 };
+    static const uint32_t ops[] = { 0x0c, 0x0d, 0x0e, 0x10, 0x7f, 0xff };
+    uint64_t r;
+    unsigned int i;
+
+    /* queue ids: beyond NUM_QUEUES, beyond 64, doorbell pages and offsets */
+    for (r = M890_REG_Q(M890T_NQ); r < M890_REG_SW_CMD; r += 4) {
+        wr(a, r, 0xffffffff);
+        g_assert_cmphex(rd(a, r), ==, 0);
+    }
+    for (i = M890T_NQ; i < 128; i++) {      /* up to the end of BAR0 */
+        wr(a, M890_REG_DOORBELL_BASE + i * M890_REG_DOORBELL_STRIDE, 1);
+    }
+    wr(a, M890_REG_DOORBELL(0) + 4, 1);
+    wr(a, M890_REG_DOORBELL(0) + 0xffc, 1);
+    g_assert_cmpuint(qrd(a, 0, M890_Q_TAIL), ==, 0);
+    g_assert(alive(a));
+
+    /* switch ports >= 64 */
+    for (i = 64; i < 256; i += 63) {
+        wr(a, M890_REG_SW_CMD, M890_SW_OP_PORT_GET | i << 8);
+        g_assert_cmpuint(rd(a, M890_REG_SW_STATUS), ==, M890_SW_ERANGE);
+        wr(a, M890_REG_SW_CMD, M890_SW_OP_PORT_SET_ADMIN | i << 8);
+        g_assert_cmpuint(rd(a, M890_REG_SW_STATUS), ==, M890_SW_ERANGE);
+        wr(a, M890_REG_SW_CMD, M890_SW_OP_PORT_CLEAR | i << 8);
+        g_assert_cmpuint(rd(a, M890_REG_SW_STATUS), ==, M890_SW_ERANGE);
+    }
+
+    /* MSI-X vectors past the table */
+    p.fence.hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+    p.fence.flags = M890_FENCE_F_IRQ;
+    for (i = 0; i < 3; i++) {
+        static const uint32_t vec[] = { 1 + M890T_NQ, 65, 0xffffffff };
+
+        wr(a, M890_REG_Q(2) + M890_Q_CONTROL, 0);
+        wr(a, M890_REG_Q(2) + M890_Q_MSIX_VECTOR, vec[i]);
+        wr(a, M890_REG_Q(2) + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+        p.fence.value = i + 1;
+        g_assert_cmphex(run(a, 2, &p), ==, M890T_IDLE);
+    }
+    queue_start(a, 2);
+
+    /* opcodes (the engine selector) and enum fields */
+    for (i = 0; i < G_N_ELEMENTS(ops); i++) {
+        p = (union m890_packet){ 0 };
+        p.hdr = ops[i];
+        expect_error(a, 0, &p, M890_QERR_BAD_OPCODE);
+    }
+    p = (union m890_packet){ 0 };
+    p.signal.hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
+    p.signal.op = 2;
+    p.signal.addr = VA_HBM;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p = (union m890_packet){ 0 };
+    p.wait.hdr = M890_PKT_HDR(M890_PKT_WAIT, 0);
+    p.wait.cond = 0xffffffff;
+    p.wait.addr = VA_HBM;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p = (union m890_packet){ 0 };
+    p.reduce.hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);
+    p.reduce.dtype = 0xff;
+    p.reduce.k = 1;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p.reduce.dtype = M890_DTYPE_FP32;
+    p.reduce.k = 65;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p = (union m890_packet){ 0 };
+    p.mx.hdr = M890_PKT_HDR(M890_PKT_MX_DEQUANT, 0);
+    p.mx.mx_dtype = M890_DTYPE_FP32;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+
+    /* ASIDs: above 65535, at or above MMU_CTX_COUNT; MMU_CTX_COUNT clamped */
+    p = copy_pkt(VA_HBM, VA_HBM + 64, 8);
+    queue_start_asid(a, 3, 0x10000);
+    g_assert_cmpuint(qerr(run(a, 3, &p)), ==, M890_QERR_MMU_FAULT);
+    g_assert_cmphex(rd(a, M890_REG_MMU_FAULT_INFO) & M890_FAULT_REASON_MASK,
+                    ==, M890_FAULT_CTX_INVALID << M890_FAULT_REASON_SHIFT);
+    queue_start_asid(a, 3, 1);
+    g_assert_cmpuint(qerr(run(a, 3, &p)), ==, M890_QERR_MMU_FAULT);
+    g_assert_cmphex(rd(a, M890_REG_MMU_FAULT_INFO), ==,
+                    1 | M890_FAULT_CTX_INVALID << M890_FAULT_REASON_SHIFT |
+                    3 << M890_FAULT_QUEUE_SHIFT);
+    wr(a, M890_REG_MMU_CTX_COUNT, 0xffffffff);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_CTX_COUNT), ==,
+                     rd(a, M890_REG_NUM_CTX));
+    wr(a, M890_REG_MMU_CTX_COUNT, 1);
+    wr(a, M890_REG_EVT_STATUS, M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT);
+    wr(a, M890_REG_QERR_STATUS, 1u << 3);
+    queue_start(a, 3);
+
+    /* a peer PTE naming fabric id 63, where no card is cabled */
+    pt_set(a, a->root, VA_BAD + 0x4000, 0, PTE_PEER(63));
+    p = copy_pkt(VA_HBM, VA_BAD + 0x4000, 8);
+    expect_error(a, 0, &p, M890_QERR_FABRIC);
+}
+
+static void test_guest_sizes(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = { 0 };
+    uint64_t r = M890_REG_Q(1), big_ring = galloc(a, 64 << 16);
+
+    /* the largest ring (65536 slots) works; nothing is sized by it */
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    wrq(a, r + M890_Q_RING_BASE, big_ring);
+    wr(a, r + M890_Q_RING_ORDER, 16);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+    qtest_memset(qs->qts, big_ring, 0, 64 << 16);       /* NOPs */
+    wr(a, M890_REG_DOORBELL(1), 65536);
+    g_assert(alive(a));
+    g_assert_cmphex(settle(a, 1), ==, M890T_IDLE);
+    g_assert_cmpuint(qrd(a, 1, M890_Q_HEAD), ==, 65536);
+    wr(a, r + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    queue_start(a, 1);
+
+    /* a 16 GiB REDUCE row (hidden = 2^32 - 1, k = 64) runs in pieces */
+    for (int j = 0; j < 64; j++) {
+        qtest_writel(qs->qts, scratch + 4 * j, j & 1 ? M890_INDEX_NONE : 0);
+        qtest_writel(qs->qts, scratch + 256 + 4 * j, 0x3f800000);
+    }
+    p.reduce.hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);
+    p.reduce.dtype = M890_DTYPE_FP32;
+    p.reduce.k = 64;
+    p.reduce.src = VA_BIG;
+    p.reduce.dst = VA_BIG2;
+    p.reduce.idx = VA_HOST + scratch;
+    p.reduce.weight = VA_HOST + scratch + 256;
+    p.reduce.rows = 1;
+    p.reduce.hidden = 0xffffffff;
+    post(a, 0, &p);
+    assert_progressing(a, 0);
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    assert_quiet(a);
+    queue_start(a, 0);
+
+    /* MX over 2^40 elements, the longest length a packet may have */
+    p = (union m890_packet){ 0 };
+    p.mx.hdr = M890_PKT_HDR(M890_PKT_MX_QUANT, 0);
+    p.mx.mx_dtype = M890_DTYPE_MXFP4;
+    p.mx.src_dtype = M890_DTYPE_BF16;
+    p.mx.src = VA_BIG;
+    p.mx.dst = VA_BIG;
+    p.mx.scale = VA_BIG;
+    p.mx.count = 1ull << 40;
+    post(a, 0, &p);
+    g_assert(alive(a));
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    assert_quiet(a);
+    queue_start(a, 0);
+}
+
+static void test_div_zero(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = { 0 };
+
+    p.gather.hdr = M890_PKT_HDR(M890_PKT_GATHER, 0);
+    p.gather.count = 5;                         /* row_bytes 0 */
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p = (union m890_packet){ 0 };
+    p.copy_2d.hdr = M890_PKT_HDR(M890_PKT_COPY_2D, 0);
+    p.copy_2d.width = 5;                        /* pitches 0 */
+    p.copy_2d.height = 3;
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+    p = (union m890_packet){ 0 };
+    p.mx.hdr = M890_PKT_HDR(M890_PKT_MX_QUANT, 0);
+    p.mx.mx_dtype = M890_DTYPE_MXFP4;
+    p.mx.count = 31;                            /* not whole blocks */
+    expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
+
+    /* ring orders 0 and 31: no slot size of zero or shifts past 32 bits */
+    for (int o = 0; o < 32; o += 31) {
+        wr(a, M890_REG_Q(1) + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+        wr(a, M890_REG_Q(1) + M890_Q_RING_ORDER, o);
+        wr(a, M890_REG_Q(1) + M890_Q_CONTROL, M890_Q_CONTROL_ENABLE);
+        g_assert_cmpuint(qerr(qrd(a, 1, M890_Q_STATUS)), ==,
+                         M890_QERR_BAD_RING);
+        recover(a, 1);
+    }
+}
+
+static void test_widths(void)
+{
+    Card *a = &cards[0];
+    static const uint64_t regs[] = {
+        M890_REG_ID, M890_REG_SCRATCH, M890_REG_CLOCK, M890_REG_MMU_CTX_BASE,
+        M890_REG_Q(0) + M890_Q_STATUS, M890_REG_Q(M890T_NQ),
+        M890_REG_SW_DATA(0), M890_REG_DOORBELL(0), 0x6000, 0xffff0,
+    };
+    QPCIBar msix = a->dev->msix_table_bar;
+    unsigned int i, off;
+    uint64_t v;
+
+    wr(a, M890_REG_SCRATCH, 0x11223344);
+    for (i = 0; i < G_N_ELEMENTS(regs); i++) {
+        for (off = 0; off < 8; off++) {
+            /* 1- and 2-byte and misaligned accesses: ignored, read 0 */
+            g_assert_cmphex(qpci_io_readb(a->dev, a->bar0, regs[i] + off),
+                            ==, 0);
+            g_assert_cmphex(qpci_io_readw(a->dev, a->bar0, regs[i] + off),
+                            ==, 0);
+            qpci_io_writeb(a->dev, a->bar0, regs[i] + off, 0xa5);
+            qpci_io_writew(a->dev, a->bar0, regs[i] + off, 0xa5a5);
+            if (off & 3) {
+                g_assert_cmphex(qpci_io_readl(a->dev, a->bar0,
+                                              regs[i] + off), ==, 0);
+                qpci_io_writel(a->dev, a->bar0, regs[i] + off, 0xa5a5a5a5);
+            }
+        }
+    }
+    g_assert_cmphex(rd(a, M890_REG_SCRATCH), ==, 0x11223344);
+    g_assert_cmphex(qrd(a, 0, M890_Q_TAIL), ==, 0);
+    /* 8 bytes are two 4-byte accesses: SCRATCH, then CLOCK (read-only) */
+    v = rdq(a, M890_REG_SCRATCH);
+    g_assert_cmphex((uint32_t)v, ==, 0x11223344);
+    wrq(a, M890_REG_SCRATCH, 0xffffffff99887766ull);
+    g_assert_cmphex(rd(a, M890_REG_SCRATCH), ==, 0x99887766);
+    g_assert_cmphex(rdq(a, M890_REG_ID), ==,
+                    (uint64_t)M890_SPEC_VERSION << 32 | M890_ID_MAGIC);
+    g_assert_cmphex(rdq(a, M890_REG_DOORBELL(0)), ==, 0);
+
+    /* HBM: any width at any alignment */
+    for (off = 0; off < 8; off++) {
+        qpci_io_writeb(a->dev, a->hbm, 0x3000 + off, 0x5a);
+        g_assert_cmphex(qpci_io_readb(a->dev, a->hbm, 0x3000 + off), ==,
+                        0x5a);
+        qpci_io_writew(a->dev, a->hbm, 0x3100 + off, 0x1234);
+        g_assert_cmphex(qpci_io_readw(a->dev, a->hbm, 0x3100 + off), ==,
+                        0x1234);
+        qpci_io_writel(a->dev, a->hbm, 0x3200 + off, 0x12345678);
+        g_assert_cmphex(qpci_io_readl(a->dev, a->hbm, 0x3200 + off), ==,
+                        0x12345678);
+        qpci_io_writeq(a->dev, a->hbm, 0x3300 + off, 0x1122334455667788ull);
+        g_assert_cmphex(qpci_io_readq(a->dev, a->hbm, 0x3300 + off), ==,
+                        0x1122334455667788ull);
+    }
+
+    /* the MSI-X table and PBA: every width, the card stays sane */
+    for (off = 0; off < 16; off++) {
+        uint64_t t = a->dev->msix_table_off + 16 + off;
+
+        qpci_io_readb(a->dev, msix, t);
+        qpci_io_readw(a->dev, msix, t);
+        qpci_io_readl(a->dev, msix, t);
+        qpci_io_readq(a->dev, msix, t);
+        qpci_io_readq(a->dev, a->dev->msix_pba_bar,
+                      a->dev->msix_pba_off + off);
+    }
+    qpci_io_writeb(a->dev, msix, a->dev->msix_table_off + 16 * 63, 1);
+    qpci_io_writew(a->dev, msix, a->dev->msix_table_off + 16 * 63 + 2, 1);
+    qpci_io_writeq(a->dev, a->dev->msix_pba_bar, a->dev->msix_pba_off, ~0ull);
+    g_assert(alive(a));
+}
+
+static void test_read_twice(void)
+{
+    Card *a = &cards[0];
+    union m890_packet p = endless_copy(), bad = { 0 };
+    uint32_t head;
+    uint64_t slot = a->ring[0], t0;
+
+    /* the slot is read once: rewriting it while the packet runs is moot */
+    post(a, 0, &p);
+    assert_progressing(a, 0);
+    bad.hdr = 0xff;
+    qtest_memwrite(qs->qts, slot, &bad, sizeof(bad));
+    assert_progressing(a, 0);
+    wr(a, M890_REG_Q(0) + M890_Q_CONTROL, M890_Q_CONTROL_RESET);
+    queue_start(a, 0);
+
+    /*
+     * GATHER of one 2 GiB row: rows 0 and 1 of VA_ROWS read 0x11 and
+     * 0x22.  The index changes from 0 to 1 after the first run; every
+     * piece of the row still comes from row 0.
+     */
+    hbm_set(a, HBM_ROW0, 0x11, MIB2);
+    hbm_set(a, HBM_ROW1, 0x22, MIB2);
+    hbm_set(a, HBM_ALIAS, 0, MIB2);
+    qtest_writel(qs->qts, scratch, 0);
+    p = (union m890_packet){ 0 };
+    p.gather.hdr = M890_PKT_HDR(M890_PKT_GATHER, 0);
+    p.gather.row_bytes = 0x80000000u;
+    p.gather.src = VA_ROWS;
+    p.gather.dst = VA_BIG;
+    p.gather.idx = VA_HOST + scratch;
+    p.gather.count = 1;
+    t0 = rdq(a, M890_REG_CLOCK);
+    post(a, 0, &p);
+    wait_clock(a, t0 + 1000);
+    qtest_writel(qs->qts, scratch, 1);
+    head = qrd(a, 0, M890_Q_HEAD);
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    if (head) {
+        g_test_message("GATHER ended before its index changed");
+    }
+    g_assert(hbm_is(a, HBM_ALIAS, 0x11, MIB2));
+
+    /*
+     * REDUCE of one 512 MiB fp32 row, weight 1.0 changed to 2.0 after the
+     * first run: all pieces use 1.0, so the output equals the input.
+     */
+    hbm_set(a, HBM_ALIAS, 0, MIB2);
+    qtest_writel(qs->qts, scratch, 0);
+    qtest_writel(qs->qts, scratch + 4, 0x3f800000);
+    p = (union m890_packet){ 0 };
+    p.reduce.hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);
+    p.reduce.dtype = M890_DTYPE_FP32;
+    p.reduce.k = 1;
+    p.reduce.src = VA_ROWS;
+    p.reduce.dst = VA_BIG;
+    p.reduce.idx = VA_HOST + scratch;
+    p.reduce.weight = VA_HOST + scratch + 4;
+    p.reduce.rows = 1;
+    p.reduce.hidden = 1u << 27;
+    t0 = rdq(a, M890_REG_CLOCK);
+    post(a, 0, &p);
+    wait_clock(a, t0 + 1000);
+    qtest_writel(qs->qts, scratch + 4, 0x40000000);
+    head = qrd(a, 0, M890_Q_HEAD);
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    if (head == 2) {
+        g_test_message("REDUCE ended before its weight changed");
+    }
+    g_assert(hbm_is(a, HBM_ALIAS, 0x11, MIB2));
+    queue_start(a, 0);
+}
+
+static void test_uninit(void)
+{
+    Card *b = &cards[1];
+    static const struct { uint32_t reg, val; } known[] = {
+        { M890_REG_ID, M890_ID_MAGIC },
+        { M890_REG_VERSION, M890_SPEC_VERSION },
+        { M890_REG_NUM_QUEUES, M890T_NQ },
+        { M890_REG_HBM_SIZE, HBM_SIZE },
+        { M890_REG_FABRIC, 1 | 1 << M890_FABRIC_PORT_SHIFT |
+                           M890_FABRIC_LINK_UP },
+        { M890_REG_STATUS, M890_STATUS_READY },
+        { M890_REG_NUM_CTX, 1024 },
+    };
+    g_autofree uint8_t *buf = g_malloc(1 << 20);
+    uint32_t reg, want, caps = 0;
+    unsigned int i, q;
+
+    /* HBM no test wrote reads as zeros */
+    qpci_memread(b->dev, b->hbm, HBM_SIZE - (1 << 20), buf, 1 << 20);
+    for (i = 0; i < 1 << 20; i++) {
+        g_assert_cmphex(buf[i], ==, 0);
+    }
+
+    /* after a device reset every register reads its reset value */
+    wr(b, M890_REG_CONTROL, M890_CONTROL_RESET);
+    for (reg = 0; reg < M890_REG_SW_CMD + 0x100; reg += 4) {
+        want = 0;
+        for (i = 0; i < G_N_ELEMENTS(known); i++) {
+            if (known[i].reg == reg) {
+                want = known[i].val;
+            }
+        }
+        q = (reg - M890_REG_Q_BASE) / M890_REG_Q_STRIDE;
+        if (reg >= M890_REG_Q_BASE && q < M890T_NQ &&
+            reg - M890_REG_Q(q) == M890_Q_STATUS) {
+            want = M890_Q_STATUS_IDLE;
+        }
+        if (reg == M890_REG_CAPS) {
+            caps = rd(b, reg);
+            continue;
+        }
+        g_assert_cmphex(rd(b, reg), ==, want);
+    }
+    g_assert_cmphex(caps & M890_HWCAP_MMU, ==, M890_HWCAP_MMU);
+    card_restart(b);
+}
+
+int main(int argc, char **argv)
+{
+    int ret;
+
+    g_test_init(&argc, &argv, NULL);
+    qs = m890t_boot();
+    card_init(qs, &cards[0], 0);
+    card_init(qs, &cards[1], 1);
+    build_hazard_map();
+    qtest_add_func("/m890/hazard/dma-self-and-peer", test_dma_self);
+    qtest_add_func("/m890/hazard/endless-work", test_endless_work);
+    qtest_add_func("/m890/hazard/zero-lengths", test_zero_lengths);
+    qtest_add_func("/m890/hazard/dma-errors", test_dma_errors);
+    qtest_add_func("/m890/hazard/index-bounds", test_index_bounds);
+    qtest_add_func("/m890/hazard/guest-sizes", test_guest_sizes);
+    qtest_add_func("/m890/hazard/div-zero", test_div_zero);
+    qtest_add_func("/m890/hazard/widths", test_widths);
+    qtest_add_func("/m890/hazard/read-twice", test_read_twice);
+    qtest_add_func("/m890/hazard/uninit", test_uninit);
+    ret = g_test_run();
+    qtest_shutdown(qs);
+    return ret;
+}
