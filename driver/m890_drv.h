@@ -73,6 +73,9 @@ struct m890_file;
  * @lock: protects @va_mm and the page-table tree.
  * @asid: hardware context id, 0 once released.
  * @root: top-level table.
+ * @retired: empty level-0 tables replaced by a 2 MiB entry, kept (linked
+ *           through m890_pt.next) until the context is freed, so the card
+ *           never walks freed memory.
  * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
  * @bad: set when one of the context's queues faulted.
  * @pid: thread-group id of the opener, for fault logs.
@@ -88,6 +91,7 @@ struct m890_ctx {
 	struct mutex lock;	/* VA allocator and page tables */
 	u32 asid;
 	struct m890_pt *root;
+	struct m890_pt *retired;
 	struct drm_mm va_mm;
 	bool bad;
 	pid_t pid;
@@ -101,11 +105,13 @@ struct m890_ctx {
  * @cpu: CPU view of the table (coherent DMA memory).
  * @dma: bus address written into the parent entry.
  * @child: lower-level tables (NULL for level 0).
+ * @next: next table on m890_ctx.retired.
  */
 struct m890_pt {
 	u64 *cpu;
 	dma_addr_t dma;
 	struct m890_pt **child;
+	struct m890_pt *next;
 };
 
 /**

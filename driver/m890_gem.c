@@ -310,17 +310,11 @@ static void m890_hbm_free(struct drm_gem_object *obj)
 	kfree(bo);
 }
 
-/* First page of the BO that @vma maps (mmap at an offset inside the BO). */
-static unsigned long m890_hbm_vma_pgoff(struct drm_gem_object *obj, struct vm_area_struct *vma)
-{
-	return vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
-}
-
 static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
 	struct m890_bo *bo = to_m890_bo(obj);
 	struct m890_device *mdev = to_m890(obj->dev);
-	unsigned long pfn, first = m890_hbm_vma_pgoff(obj, vma);
+	unsigned long pfn;
 	int idx, ret;
 
 	/* A private writable mapping of device memory cannot be COW'ed. */
@@ -329,14 +323,15 @@ static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			return -EINVAL;
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	if (((u64)first << PAGE_SHIFT) + (vma->vm_end - vma->vm_start) > obj->size)
+	/* drm_gem_mmap() only finds a BO by its exact offset: map from its start. */
+	if (vma->vm_end - vma->vm_start > obj->size)
 		return -EINVAL;
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
 
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
-	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) + first;
+	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start);
 	ret = io_remap_pfn_range(vma, vma->vm_start, pfn, vma->vm_end - vma->vm_start,
 				 vma->vm_page_prot);
 	drm_dev_exit(idx);
@@ -366,7 +361,7 @@ static vm_fault_t m890_hbm_fault(struct vm_fault *vmf)
 
 	if (drm_dev_enter(obj->dev, &idx)) {
 		pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) +
-		      m890_hbm_vma_pgoff(obj, vma) + ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
+		      ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
 		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
 		drm_dev_exit(idx);
 		return ret;
