@@ -1149,6 +1149,43 @@ TEST_F_TIMEOUT(two, large_pages, 120)
 	munmap(mh, host.size);
 }
 
+/*
+ * VA space where 4 KiB mappings were (their tables stay) is reused by a
+ * 2 MiB BO: it still gets a 2 MiB PTE, and packets reach all of it.
+ */
+TEST_F_TIMEOUT(two, large_page_over_old_small_mappings, 120)
+{
+	struct drm_m890_bo_create small[8], big;
+	struct drm_m890_queue_create q;
+	union m890_packet p;
+	char path[128];
+	__u64 s, lo = ~0ull;
+	__u32 *m;
+	int i;
+
+	if (debugfs_path(self->a, "bos", path, sizeof(path)))
+		SKIP(return, "no bos file in debugfs");
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &small[i]));
+		if (small[i].va < lo)
+			lo = small[i].va;
+	}
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, gem_close(self->a, small[i].handle));
+	ASSERT_EQ(0, bo_create(self->a, 2 << 20, DRM_M890_BO_HBM, &big));
+	EXPECT_EQ(lo & ~((2ull << 20) - 1), big.va) TH_LOG("VA not reused, test is moot");
+	EXPECT_EQ(1, bo_large_ptes(self->a, big.handle));
+	m = bo_map(self->a, &big);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	pkt_fill(&p, big.va, big.size, 0x2a2a2a2a);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->a, q.syncobj, s));
+	EXPECT_TRUE(all_words(m, big.size, 0x2a2a2a2a));
+	munmap(m, big.size);
+}
+
 /* ---- device reset and FLR with 64 jobs in flight ---- */
 
 #define RESET_JOBS	64
