@@ -121,19 +121,26 @@ static void m890_queue_hw_start(struct m890_queue *q)
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_ENABLE);
 }
 
-/* Reset and disable the hardware queue; the ring may be freed after. */
+/*
+ * Reset and disable the hardware queue; the ring may be freed after.  Not
+ * while the card itself is being reset (reset_sem): its registers do not
+ * answer then, and the reset stops every queue anyway.
+ */
 static void m890_queue_hw_stop(struct m890_queue *q)
 {
 	struct m890_device *mdev = q->mdev;
 	u32 status;
 	int idx;
 
+	lockdep_assert_held(&q->lock);
 	if (!drm_dev_enter(&mdev->drm, &idx))
 		return;
+	down_read(&mdev->reset_sem);
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
 	if (read_poll_timeout(m890_rd, status, !(status & M890_Q_STATUS_ENABLED), 10,
 			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_STATUS)))
 		drm_err_ratelimited(&mdev->drm, "hw queue %u did not stop\n", q->hwq);
+	up_read(&mdev->reset_sem);
 	drm_dev_exit(idx);
 }
 

@@ -7,12 +7,13 @@
 # usage: guest-run.sh [-n CARDS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
 #   -H  put the last card behind a pcie-root-port (native PCIe hotplug), so
-#       `device_del card<N-1>` on the monitor removes it from the running guest
+#       `device_del card<N-1>` on the monitor removes it from the running
+#       guest; the guest then has one vCPU (see below)
 # Environment: M890_MONITOR, path of the QEMU monitor's Unix socket
 # (default: a private one).
 # Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio).
 set -uo pipefail
-cards=8 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs=
+cards=8 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs= smp=2
 while getopts "n:m:t:l:iNH" o; do
 	case $o in
 	n) cards=$OPTARG ;;
@@ -21,7 +22,7 @@ while getopts "n:m:t:l:iNH" o; do
 	l) log=$OPTARG ;;
 	i) interactive=1 ;;
 	N) noload=" m890.noload" ;;
-	H) hotplug=1 hpargs=" pcie_ports=native" ;;
+	H) hotplug=1 hpargs=" pcie_ports=native" smp=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -55,7 +56,12 @@ fi
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || tsc_khz=2000000
 mem=$((1024 + cards * 16))
-args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
+# One vCPU with -H: QEMU 10.0's TCG flushes the other vCPUs' TLBs only
+# asynchronously after the memory map changes (tcg_commit), and an MMIO
+# access of another vCPU through a stale TLB entry in that window (the
+# unplugged card's BARs just went away) aborts QEMU in iotlb_to_section().
+# "pcie_ports=native": the firmware grants no _OSC control, pciehp needs it.
+args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp "$smp" -m "${mem}M"
 	-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 	-serial stdio -kernel "$KERNEL" -initrd "$initrd"
 	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload$hpargs"
