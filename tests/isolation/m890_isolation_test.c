@@ -19,7 +19,9 @@
  * - a BO shared with another file of the card through a dma-buf is mapped
  *   into that file's address space and usable in its packets;
  * - 2 MiB PTEs for large HBM BOs (debugfs "bos");
- * - PCIe FLR and debugfs force_reset with 64 jobs in flight.
+ * - PCIe FLR and debugfs force_reset with 64 jobs in flight;
+ * - driver unbind with a client open (jobs in flight, an HBM mapping),
+ *   then bind again.
  *
  * Needs root (module parameters and debugfs) and card 0; tests that need
  * what is missing are skipped.
@@ -1311,6 +1313,81 @@ TEST_F_TIMEOUT(two, flr_64_jobs, 180)
 {
 	SET_TIMEOUT(0);
 	reset_with_jobs(_metadata, self->a, self->b, RESET_FLR);
+}
+
+/* ---- driver unbind with a client open (last: the card is re-bound) ---- */
+
+#define M890_DRIVER_SYSFS	"/sys/bus/pci/drivers/m890"
+
+/*
+ * Unbinding the driver from card 0 while A has jobs in flight and an HBM
+ * BO mapped: A's jobs fail with -ENODEV, its ioctls too, touching the
+ * mapping neither kills A nor reaches the card (a zeroed page that keeps
+ * A's writes); after A closes, binding the driver again gives a working
+ * card.
+ */
+TEST_F_TIMEOUT(two, unbind_with_client_open, 120)
+{
+	struct drm_m890_bo_create hbm, sem, tmp;
+	struct drm_m890_queue_create q;
+	union m890_packet p[2];
+	char bdf[64], path[128];
+	volatile __u32 *m;
+	__u64 s;
+	int sfd, i, fd;
+
+	if (access(M890_DRIVER_SYSFS "/unbind", W_OK))
+		SKIP(return, "cannot unbind the driver");
+	ASSERT_EQ(0, card_bdf(self->a, bdf, sizeof(bdf)));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &hbm));
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	m = bo_map(self->a, &hbm);
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < 1024; i++)
+		m[i] = 0xfeed0000u + i;
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	for (i = 0; i < 8; i++) {
+		pkt_wait(&p[0], sem.va, 1);
+		pkt_fill(&p[1], hbm.va, hbm.size, 0x0bad0bad);
+		ASSERT_EQ(0, submit(self->a, q.queue_id, p, 2, &s));
+	}
+	sfd = sync_file_of_point(self->a, q.syncobj, s);
+	ASSERT_LE(0, sfd);
+	EXPECT_EQ(0, sync_file_result(sfd, 0));
+	close(self->b);
+	self->b = -1;
+
+	/* Synchronous: returns once the driver's remove has run. */
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/unbind", bdf));
+	EXPECT_EQ(-ENODEV, sync_file_result(sfd, 30 * 1000));
+	close(sfd);
+	EXPECT_EQ(-ENODEV, submit(self->a, q.queue_id, p, 1, NULL));
+	EXPECT_EQ(-ENODEV, bo_create(self->a, 4096, DRM_M890_BO_HOST, &tmp));
+	EXPECT_EQ(0, m[0]);
+	EXPECT_EQ(0, m[1023]);
+	m[7] = 0x600d;
+	EXPECT_EQ(0x600d, m[7]);
+	munmap((void *)m, hbm.size);
+	EXPECT_EQ(0, close(self->a));
+	self->a = -1;
+
+	/* Bind again: the node comes back (polled, bounded) and works. */
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/bind", bdf));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/accel", bdf);
+	for (i = 0; i < 300 && access(path, F_OK); i++)
+		usleep(100 * 1000);
+	ASSERT_EQ(0, access(path, F_OK));
+	fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_bdf(fd, path, sizeof(path)));
+	EXPECT_STREQ(bdf, path);
+	ASSERT_EQ(0, bo_create(fd, 64 * 1024, DRM_M890_BO_HOST, &tmp));
+	ASSERT_EQ(0, queue_create(fd, &q));
+	pkt_fill(&p[0], tmp.va, tmp.size, 0x7e57);
+	ASSERT_EQ(0, submit(fd, q.queue_id, p, 1, &s));
+	ASSERT_EQ(0, wait_point(fd, q.syncobj, s));
+	EXPECT_EQ(1, point_status(fd, q.syncobj, s));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

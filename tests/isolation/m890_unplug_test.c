@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,53 +128,6 @@ static int card_works(int fd)
 	return ret;
 }
 
-/* sync_file of point @point of @syncobj, or -errno. */
-static int export_point(int fd, __u32 syncobj, __u64 point)
-{
-	__u32 tmp;
-	int sfd = -1, ret;
-
-	if (drmSyncobjCreate(fd, 0, &tmp))
-		return -errno;
-	ret = drmSyncobjTransfer(fd, tmp, 0, syncobj, point, 0);
-	if (!ret)
-		ret = drmSyncobjExportSyncFile(fd, tmp, &sfd);
-	ret = ret ? -errno : sfd;
-	drmSyncobjDestroy(fd, tmp);
-	return ret;
-}
-
-/*
- * Wait (bounded) for a sync_file, then return the status of the job fences
- * it holds (a timeline point unwraps to its chain's fences): 0 while
- * pending, else the first fence status that is not -ENODEV, or -ENODEV if
- * they all are.
- */
-static int sync_file_status(int sfd, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-	struct sync_fence_info fi[JOBS + 1];
-	struct sync_file_info info;
-	__u32 i;
-
-	if (poll(&pfd, 1, timeout_ms) < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	memset(fi, 0, sizeof(fi));
-	info.num_fences = JOBS + 1;
-	info.sync_fence_info = (uintptr_t)fi;
-	if (m890_ioctl(sfd, SYNC_IOC_FILE_INFO, &info))
-		return -errno;
-	if (!info.status)
-		return 0;
-	if (!info.num_fences)
-		return -EINVAL;
-	for (i = 0; i < info.num_fences && i < JOBS + 1; i++)
-		if (fi[i].status != -ENODEV)
-			return fi[i].status ? fi[i].status : -EINPROGRESS;
-	return -ENODEV;
-}
-
 int main(void)
 {
 	char hot[NAME_MAX + 1], cold[NAME_MAX + 1], path[PATH_MAX];
@@ -215,8 +167,8 @@ int main(void)
 	}
 	if (!tap(!ret, "jobs in flight", ret))
 		goto out;
-	sfd = export_point(fd, q.syncobj, seq[JOBS - 1]);
-	if (!tap(sfd >= 0 && sync_file_status(sfd, 0) == 0,
+	sfd = sync_file_of_point(fd, q.syncobj, seq[JOBS - 1]);
+	if (!tap(sfd >= 0 && sync_file_result(sfd, 0) == 0,
 		 "sync_file of the last job, still pending", sfd))
 		goto out;
 
@@ -240,7 +192,7 @@ int main(void)
 	 * The fences fail once the driver has stopped the card, after DRM
 	 * zapped the CPU mappings: from here on the checks are ordered.
 	 */
-	ret = sync_file_status(sfd, 60 * 1000);
+	ret = sync_file_result(sfd, 60 * 1000);
 	tap(ret == -ENODEV, "in-flight jobs fail with -ENODEV", ret);
 	close(sfd);
 	ret = wait_point(fd, q.syncobj, seq[0]);
