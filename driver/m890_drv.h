@@ -11,6 +11,7 @@
  *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
+ *   m890_device.reset_sem (write: device reset, FLR) > m890_device.sw_lock
  *   m890_device.hbm_lock is a leaf.
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
