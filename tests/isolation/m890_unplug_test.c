@@ -8,6 +8,8 @@
  * (bounded) for the card to disappear while the host runs `device_del` on
  * the QEMU monitor.  Then it checks that:
  *
+ * - a submitter blocked on a full ring returns -ENODEV (it must not hold
+ *   up the removal);
  * - the in-flight jobs' fence (a sync_file exported before the removal:
  *   once the card is unplugged every DRM ioctl, syncobj waits included,
  *   fails with -ENODEV) signals with -ENODEV, and every ioctl on the open
@@ -25,6 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,11 +132,57 @@ static int card_works(int fd)
 	return ret;
 }
 
+struct ring_waiter {
+	int fd;
+	__u32 queue;
+	int ret;
+	atomic_bool done;
+};
+
+/* Submit one NOP to a full ring: blocks until room, death or removal. */
+static void *ring_waiter_run(void *arg)
+{
+	struct ring_waiter *w = arg;
+	union m890_packet p;
+
+	pkt_nop(&p);
+	w->ret = submit(w->fd, w->queue, &p, 1, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* Fill queue @q of @fd: a WAIT on @sem_va that never ends, then NOPs. */
+static int fill_ring(int fd, __u32 q, __u64 sem_va)
+{
+	struct drm_m890_device_info info;
+	union m890_packet *p;
+	__u32 i, n;
+	int ret;
+
+	ret = query_info(fd, &info);
+	if (ret)
+		return ret;
+	n = info.max_submit_packets - 2;
+	p = calloc(n, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	pkt_wait(&p[0], sem_va, 1);
+	ret = submit(fd, q, p, 1, NULL);
+	for (i = 0; i < n; i++)
+		pkt_nop(&p[i]);
+	if (!ret)
+		ret = submit(fd, q, p, n, NULL);
+	free(p);
+	return ret;
+}
+
 int main(void)
 {
 	char hot[NAME_MAX + 1], cold[NAME_MAX + 1], path[PATH_MAX];
 	struct drm_m890_bo_create hbm, sem, tmp;
-	struct drm_m890_queue_create q, q2;
+	struct drm_m890_queue_create q, q2, qfull;
+	struct ring_waiter w = { 0 };
+	pthread_t waiter;
 	union m890_packet p[2];
 	volatile __u32 *mh;
 	__u64 seq[JOBS];
@@ -172,6 +222,19 @@ int main(void)
 		 "sync_file of the last job, still pending", sfd))
 		goto out;
 
+	ret = queue_create(fd, &qfull);
+	if (!ret)
+		ret = fill_ring(fd, qfull.queue_id, sem.va);
+	w.fd = fd;
+	w.queue = qfull.queue_id;
+	if (!ret)
+		ret = -pthread_create(&waiter, NULL, ring_waiter_run, &w);
+	if (!tap(!ret, "a full ring and a submitter waiting for room", ret))
+		goto out;
+	usleep(200 * 1000);
+	if (!tap(!atomic_load(&w.done), "the submitter is blocked", w.ret))
+		goto out;
+
 	printf("M890-UNPLUG-READY\n");
 	fflush(stdout);
 
@@ -197,6 +260,12 @@ int main(void)
 	close(sfd);
 	ret = wait_point(fd, q.syncobj, seq[0]);
 	tap(ret == -ENODEV, "syncobj wait fails with -ENODEV", ret);
+	for (i = 0; i < 300 && !atomic_load(&w.done); i++)
+		usleep(100 * 1000);
+	if (atomic_load(&w.done))
+		pthread_join(waiter, NULL);
+	tap(atomic_load(&w.done) && w.ret == -ENODEV,
+	    "the blocked submitter returns -ENODEV", w.ret);
 
 	pkt_nop(&p[0]);
 	ret = submit(fd, q.queue_id, p, 1, NULL);
