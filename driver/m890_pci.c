@@ -58,7 +58,7 @@ static void m890_irqs_enable(struct m890_device *mdev, bool on)
 	struct pci_dev *pdev = mdev->pdev;
 	u32 v;
 
-	for (v = 0; v <= mdev->num_qvec; v++) {
+	for (v = M890_MSIX_VEC_EVENT; v < M890_MSIX_VEC_QUEUE0 + mdev->num_qvec; v++) {
 		if (on)
 			enable_irq(pci_irq_vector(pdev, v));
 		else
