@@ -6,8 +6,9 @@
  * "contexts" (ASID, owner pid, bad flag, HBM bytes, busy time and fault
  * count per open file), "queues" (ring state and sequence numbers, plus
  * the card's view of each hardware queue), "bos" (every handle of every
- * file), "faults" (counts and the last execution error), "hbm" (bytes in
- * use, then the HBM allocator).
+ * file, with the VA of the BO's first mapping and how many 2 MiB PTEs
+ * that mapping uses), "faults" (counts and the last execution error),
+ * "hbm" (bytes in use, then the HBM allocator).
  *
  * Writing anything to "force_reset" resets the card (m890_device_reset()):
  * the in-flight jobs of every client fail with -EIO, new queues work.
@@ -111,9 +112,10 @@ static int m890_bos_show(struct seq_file *m, void *data)
 		spin_lock(&file->table_lock);
 		idr_for_each_entry(&file->object_idr, obj, id) {
 			bo = to_m890_bo(obj);
-			seq_printf(m, "client %llu handle %d %s size %zu va 0x%llx refs %u%s\n",
+			seq_printf(m,
+				   "client %llu handle %d %s size %zu va 0x%llx pte2m %u refs %u%s\n",
 				   file->client_id, id, m890_bo_kind_name[bo->kind], obj->size,
-				   bo->ctx ? bo->va_node.start : 0,
+				   bo->ctx ? bo->va_node.start : 0, bo->large_ptes,
 				   kref_read(&obj->refcount),
 				   obj->dma_buf ? " exported" : "");
 		}

@@ -7,10 +7,13 @@
  * device address space (&struct m890_ctx) and its own queue namespace;
  * nothing one file creates is reachable by id from another file.
  *
- * Closing a file tears down in this order: DRM releases the file's GEM
- * handles (each BO's last reference unmaps it and invalidates the MMU),
- * then m890_postclose() resets and frees the file's hardware queues,
- * cancelling their fences, and finally releases the ASID.
+ * Closing a file tears down in this order: m890_release() (the file's
+ * &file_operations.release, run before DRM's drm_release()) resets and
+ * frees the file's hardware queues, cancelling their fences, so the card
+ * has stopped using the file's memory before anything is unmapped; then
+ * DRM releases the file's GEM handles (a BO's last reference unmaps it
+ * and invalidates the MMU), and m890_postclose() waits for the fences'
+ * BO references to be dropped and releases the ASID.
  */
 
 #include <linux/dma-resv.h>
@@ -26,6 +29,9 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+
+/* Drops the BO references of signalled fences (m890_fence.c). */
+struct workqueue_struct *m890_wq;
 
 static int m890_open(struct drm_device *dev, struct drm_file *file)
 {
@@ -75,6 +81,8 @@ static void m890_postclose(struct drm_device *dev, struct drm_file *file)
 	mutex_unlock(&mdev->files_lock);
 
 	m890_file_queues_fini(mfile);
+	/* Jobs of the file held its BOs: let them go before the file does. */
+	flush_workqueue(m890_wq);
 	xa_destroy(&mfile->queues);
 	m890_ctx_release(mfile->ctx);
 	m890_ctx_put(&mfile->ctx);
@@ -217,9 +225,32 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(M890_BO_WAIT, m890_bo_wait_ioctl, 0),
 };
 
+/*
+ * DRM releases a file's GEM handles before &drm_driver.postclose, and 6.12
+ * has no hook in between, so the queues are stopped here first: a job in
+ * flight then never meets an unmapped BO (it is cancelled instead).
+ */
+static int m890_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+
+	if (file && file->driver_priv)
+		m890_file_queues_fini(file->driver_priv);
+	return drm_release(inode, filp);
+}
+
+/* DRM_ACCEL_FOPS with m890_release() in place of drm_release(). */
 static const struct file_operations m890_fops = {
 	.owner = THIS_MODULE,
-	DRM_ACCEL_FOPS,
+	.open = accel_open,
+	.release = m890_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -247,9 +278,13 @@ static int __init m890_init(void)
 {
 	int ret;
 
+	m890_wq = alloc_workqueue("m890", WQ_UNBOUND, 0);
+	if (!m890_wq)
+		return -ENOMEM;
+
 	ret = m890_fabric_init();
 	if (ret)
-		return ret;
+		goto err_wq;
 
 	ret = m890_pci_register();
 	if (ret)
@@ -258,6 +293,8 @@ static int __init m890_init(void)
 
 err_fabric:
 	m890_fabric_fini();
+err_wq:
+	destroy_workqueue(m890_wq);
 	return ret;
 }
 
@@ -265,6 +302,8 @@ static void __exit m890_exit(void)
 {
 	m890_pci_unregister();
 	m890_fabric_fini();
+	/* Runs what is still queued, then frees the workqueue. */
+	destroy_workqueue(m890_wq);
 }
 
 module_init(m890_init);

@@ -7,8 +7,11 @@
  *   m890_file.queue_lock (xarray) > m890_queue.lock > m890_device.hwq_lock
  *   m890_queue.lock > m890_queue.fence_lock
  *   m890_ctx.lock > m890_device.mmu_lock
+ *   m890_bo.map_lock > BO reservation (shmem pages) > m890_ctx.lock
  *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
+ *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
+ *   m890_device.reset_sem (write: device reset, FLR) > m890_device.sw_lock
  *   m890_device.hbm_lock is a leaf.
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
@@ -72,6 +75,9 @@ struct m890_file;
  * @lock: protects @va_mm and the page-table tree.
  * @asid: hardware context id, 0 once released.
  * @root: top-level table.
+ * @retired: empty level-0 tables replaced by a 2 MiB entry, kept (linked
+ *           through m890_pt.next) until the context is freed, so the card
+ *           never walks freed memory.
  * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
  * @bad: set when one of the context's queues faulted.
  * @pid: thread-group id of the opener, for fault logs.
@@ -87,6 +93,7 @@ struct m890_ctx {
 	struct mutex lock;	/* VA allocator and page tables */
 	u32 asid;
 	struct m890_pt *root;
+	struct m890_pt *retired;
 	struct drm_mm va_mm;
 	bool bad;
 	pid_t pid;
@@ -100,11 +107,13 @@ struct m890_ctx {
  * @cpu: CPU view of the table (coherent DMA memory).
  * @dma: bus address written into the parent entry.
  * @child: lower-level tables (NULL for level 0).
+ * @next: next table on m890_ctx.retired.
  */
 struct m890_pt {
 	u64 *cpu;
 	dma_addr_t dma;
 	struct m890_pt **child;
+	struct m890_pt *next;
 };
 
 /**
@@ -225,13 +234,35 @@ enum m890_bo_kind {
 };
 
 /**
+ * struct m890_bo_va - mapping of a BO in the context of a file that
+ * imported it (a dma-buf of a BO of the same card opened by another file).
+ * @link: entry in m890_bo.imports.
+ * @ctx: the importer's context (one reference).
+ * @node: VA range in @ctx.
+ */
+struct m890_bo_va {
+	struct list_head link;
+	struct m890_ctx *ctx;
+	struct drm_mm_node node;
+};
+
+/**
  * struct m890_bo - any M890 buffer object.
  * @shmem: GEM shmem object; only host BOs use its pages, the others use
  *         only @shmem.base.
  * @kind: enum m890_bo_kind.
- * @ctx: context the BO is mapped in (one reference), NULL if unmapped.
+ * @ctx: context the BO is mapped in (one reference), NULL if unmapped:
+ *       the creator's, or for a peer window the first opener's.
  * @va_node: VA range in @ctx.
+ * @large_ptes: 2 MiB PTEs of the mapping in @ctx (for debugfs).
+ * @map_lock: protects @ctx on a peer window's first open, and @imports.
+ *            Not the reservation lock: mapping a host BO takes that one.
+ * @imports: &struct m890_bo_va of other files of the card that opened the
+ *           BO through a dma-buf; kept until the BO is freed, when they
+ *           are unmapped.
  * @hbm_node: HBM range (HBM BOs).
+ * @dummy_page: page that CPU mappings of an HBM BO show once the card is
+ *              gone (allocated on the first such fault, freed with the BO).
  * @peer_buf: exporter's dma-buf (peer windows, one reference).
  * @peer_offset: HBM offset on the peer (peer windows).
  * @peer_fabric_id: fabric id of the peer (peer windows).
@@ -241,7 +272,11 @@ struct m890_bo {
 	enum m890_bo_kind kind;
 	struct m890_ctx *ctx;
 	struct drm_mm_node va_node;
+	u32 large_ptes;
+	struct mutex map_lock;	/* ctx (first open), imports */
+	struct list_head imports;
 	struct drm_mm_node hbm_node;
+	struct page *dummy_page;
 	struct dma_buf *peer_buf;
 	u64 peer_offset;
 	u32 peer_fabric_id;
@@ -259,6 +294,11 @@ static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
  * @link: entry in m890_queue.pending (protected by its fence_lock).
  * @end_tail: ring tail after this submission's FENCE packet.
  * @submitted: when the submission reached the ring, for busy time.
+ * @bos: the BOs of the submitting file at submit time, one reference each,
+ *       so that neither they nor their VA mappings go away (GEM_CLOSE,
+ *       file close) while the job may still use them.
+ * @nbos: entries in @bos.
+ * @retire: drops @bos after the fence signalled (process context).
  */
 struct m890_fence {
 	struct dma_fence base;
@@ -266,6 +306,9 @@ struct m890_fence {
 	struct list_head link;
 	u32 end_tail;
 	ktime_t submitted;
+	struct drm_gem_object **bos;
+	u32 nbos;
+	struct work_struct retire;
 };
 
 /**
@@ -344,12 +387,15 @@ static inline void m890_wr64(struct m890_device *mdev, u32 reg, u64 val)
 
 /* m890_drv.c */
 extern const struct drm_driver m890_drm_driver;
+extern struct workqueue_struct *m890_wq;
 
 void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 /* m890_pci.c */
 int m890_hw_reset(struct m890_device *mdev);
 int m890_device_reset(struct m890_device *mdev);
+void m890_reset_prepare(struct m890_device *mdev);
+int m890_reset_done(struct m890_device *mdev, int ret);
 int m890_pci_register(void);
 void m890_pci_unregister(void);
 
@@ -363,6 +409,9 @@ int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32
 void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx);
 int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
+void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
+int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
+u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_hbm_init(struct m890_device *mdev);
 void m890_hbm_fini(struct m890_device *mdev);
 extern const struct drm_gem_object_funcs m890_peer_funcs;
@@ -376,7 +425,7 @@ void m890_ctx_release(struct m890_ctx *ctx);
 void m890_ctx_put(struct m890_ctx **ctx);
 int m890_ctx_va_alloc(struct m890_ctx *ctx, struct drm_mm_node *node, u64 size);
 void m890_ctx_va_free(struct m890_ctx *ctx, struct drm_mm_node *node);
-int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags);
+int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags, u32 *large);
 void m890_mmu_unmap(struct m890_ctx *ctx, u64 va, u64 size);
 void m890_mmu_invalidate(struct m890_ctx *ctx);
 

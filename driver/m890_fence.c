@@ -15,10 +15,19 @@
  *
  * Each fence has its own spinlock, so a fence held by a syncobj or a
  * sync_file never points at a freed queue.
+ *
+ * A fence also holds a reference to every BO of the submitting file at
+ * submit time (the driver cannot tell which of them the packets use).
+ * Closing a GEM handle, or the file, therefore never unmaps memory a job
+ * may still reach.  Once the fence has signalled, a work item on
+ * m890_wq drops those references in process context (a BO's release may
+ * sleep, and fences signal from the interrupt handler).
  */
 
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+
+#include <drm/drm_gem.h>
 
 #include "m890_drv.h"
 
@@ -37,6 +46,33 @@ static const struct dma_fence_ops m890_fence_ops = {
 	.get_timeline_name = m890_fence_timeline_name,
 };
 
+/* Drop the BO references of a signalled fence, then the fence itself. */
+static void m890_fence_retire(struct work_struct *work)
+{
+	struct m890_fence *f = container_of(work, struct m890_fence, retire);
+	u32 i;
+
+	for (i = 0; i < f->nbos; i++)
+		drm_gem_object_put(f->bos[i]);
+	kvfree(f->bos);
+	f->bos = NULL;
+	f->nbos = 0;
+	/* The pending list's reference, handed over by m890_fence_done(). */
+	dma_fence_put(&f->base);
+}
+
+/*
+ * @f just signalled and left the pending list: drop the list's reference,
+ * through the retire work if the fence holds BOs.
+ */
+static void m890_fence_done(struct m890_fence *f)
+{
+	if (f->nbos)
+		queue_work(m890_wq, &f->retire);
+	else
+		dma_fence_put(&f->base);
+}
+
 /**
  * m890_fence_alloc() - allocate a fence to be initialised later.
  *
@@ -49,6 +85,7 @@ struct m890_fence *m890_fence_alloc(void)
 	if (f) {
 		spin_lock_init(&f->lock);
 		INIT_LIST_HEAD(&f->link);
+		INIT_WORK(&f->retire, m890_fence_retire);
 	}
 	return f;
 }
@@ -95,8 +132,7 @@ void m890_fence_process(struct m890_queue *q)
 		q->done_tail = f->end_tail;
 		m890_fence_account(q, f, ktime_get());
 		dma_fence_signal(&f->base);
-		/* Drop the pending list's reference. */
-		dma_fence_put(&f->base);
+		m890_fence_done(f);
 	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 	wake_up_all(&q->space_wq);
@@ -122,7 +158,7 @@ void m890_fence_fail_all(struct m890_queue *q, int err)
 		m890_fence_account(q, f, ktime_get());
 		dma_fence_set_error(&f->base, err);
 		dma_fence_signal(&f->base);
-		dma_fence_put(&f->base);
+		m890_fence_done(f);
 	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 	wake_up_all(&q->space_wq);

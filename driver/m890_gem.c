@@ -14,10 +14,19 @@
  *
  * A BO is fully built and mapped into the creating file's address space
  * before its handle is created, and unmapped (with an MMU invalidation)
- * when its last reference goes.
+ * when its last reference goes.  Jobs hold references to the BOs of their
+ * file (m890_fence.c), so that happens only once they are done.  Another
+ * file of the same card that imports the BO through a dma-buf gets it
+ * mapped into its own address space, at its own VA, when its handle is
+ * created (m890_bo_open()).
+ *
+ * CPU mappings of HBM BOs are filled at mmap time; once the card is
+ * removed they are zapped and a fault maps a zeroed page of the BO
+ * instead (m890_hbm_fault()), so touching them never kills the process.
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -31,29 +40,41 @@
 
 #define M890_HBM_CLEAR_CHUNK	SZ_16M
 
+/* Clear @node's PTEs in @ctx, free the range and drop the reference. */
+static void m890_bo_va_release(struct m890_ctx **ctx, struct drm_mm_node *node)
+{
+	m890_mmu_unmap(*ctx, node->start, node->size);
+	m890_ctx_va_free(*ctx, node);
+	m890_ctx_put(ctx);
+}
+
 /**
- * m890_bo_unmap() - undo m890_bo_map(); nothing happens if not mapped.
- * @bo: BO.
+ * m890_bo_unmap() - undo m890_bo_map() and every import mapping.
+ * @bo: BO whose last reference is gone; nothing happens if not mapped.
  */
 void m890_bo_unmap(struct m890_bo *bo)
 {
+	struct m890_bo_va *bv, *tmp;
+
+	list_for_each_entry_safe(bv, tmp, &bo->imports, link) {
+		list_del(&bv->link);
+		m890_bo_va_release(&bv->ctx, &bv->node);
+		kfree(bv);
+	}
+	mutex_destroy(&bo->map_lock);
 	if (!bo->ctx)
 		return;
 	if (bo->kind == M890_BO_KIND_HBM)
 		atomic64_sub(bo->shmem.base.size, &bo->ctx->hbm_bytes);
-	m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
-	m890_ctx_va_free(bo->ctx, &bo->va_node);
-	m890_ctx_put(&bo->ctx);
+	m890_bo_va_release(&bo->ctx, &bo->va_node);
 }
 
-/**
- * m890_bo_map() - give a BO a VA range in @ctx and fill its PTEs.
- * @bo: BO with its backing store allocated, not yet mapped.
- * @ctx: context; the BO takes a reference on it.
- *
- * Return: 0 or a negative errno; on error nothing stays mapped.
+/*
+ * Give @bo the VA range @node in @ctx and fill its PTEs; on error nothing
+ * stays mapped.  Returns the 2 MiB PTEs used in @large.
  */
-int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
+static int m890_bo_map_node(struct m890_bo *bo, struct m890_ctx *ctx,
+			    struct drm_mm_node *node, u32 *large)
 {
 	struct drm_gem_object *obj = &bo->shmem.base;
 	u64 va, off = 0, flags = M890_PTE_WRITE;
@@ -62,12 +83,11 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 	unsigned int i;
 	int ret;
 
-	if (bo->ctx)
-		return -EBUSY;
-	ret = m890_ctx_va_alloc(ctx, &bo->va_node, obj->size);
+	*large = 0;
+	ret = m890_ctx_va_alloc(ctx, node, obj->size);
 	if (ret)
 		return ret;
-	va = bo->va_node.start;
+	va = node->start;
 
 	switch (bo->kind) {
 	case M890_BO_KIND_HOST:
@@ -79,7 +99,7 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 		flags |= (u64)M890_PTE_TARGET_HOST << M890_PTE_TARGET_SHIFT;
 		for_each_sgtable_dma_sg(sgt, sg, i) {
 			ret = m890_mmu_map(ctx, va + off, sg_dma_address(sg),
-					   sg_dma_len(sg), flags);
+					   sg_dma_len(sg), flags, large);
 			if (ret)
 				break;
 			off += sg_dma_len(sg);
@@ -87,12 +107,12 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 		break;
 	case M890_BO_KIND_HBM:
 		flags |= (u64)M890_PTE_TARGET_HBM << M890_PTE_TARGET_SHIFT;
-		ret = m890_mmu_map(ctx, va, bo->hbm_node.start, obj->size, flags);
+		ret = m890_mmu_map(ctx, va, bo->hbm_node.start, obj->size, flags, large);
 		break;
 	case M890_BO_KIND_PEER:
 		flags |= (u64)M890_PTE_TARGET_PEER << M890_PTE_TARGET_SHIFT;
 		flags |= ((u64)bo->peer_fabric_id << M890_PTE_PEER_SHIFT) & M890_PTE_PEER_MASK;
-		ret = m890_mmu_map(ctx, va, bo->peer_offset, obj->size, flags);
+		ret = m890_mmu_map(ctx, va, bo->peer_offset, obj->size, flags, large);
 		break;
 	default:
 		ret = -EINVAL;
@@ -100,14 +120,122 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 
 	if (ret) {
 		m890_mmu_unmap(ctx, va, obj->size);
-		m890_ctx_va_free(ctx, &bo->va_node);
+		m890_ctx_va_free(ctx, node);
 		return ret;
 	}
 	kref_get(&ctx->ref);
+	return 0;
+}
+
+/**
+ * m890_bo_map() - give a BO a VA range in @ctx and fill its PTEs.
+ * @bo: BO with its backing store allocated, not yet mapped.
+ * @ctx: context; the BO takes a reference on it.
+ *
+ * Ranges whose VA and backing address are 2 MiB aligned use 2 MiB PTEs.
+ * Return: 0 or a negative errno; on error nothing stays mapped.
+ */
+int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
+{
+	int ret;
+
+	if (bo->ctx)
+		return -EBUSY;
+	ret = m890_bo_map_node(bo, ctx, &bo->va_node, &bo->large_ptes);
+	if (ret)
+		return ret;
 	bo->ctx = ctx;
 	if (bo->kind == M890_BO_KIND_HBM)
-		atomic64_add(obj->size, &ctx->hbm_bytes);
+		atomic64_add(bo->shmem.base.size, &ctx->hbm_bytes);
 	return 0;
+}
+
+/**
+ * m890_bo_va() - device VA of @bo in @ctx.
+ * @bo: BO.
+ * @ctx: a file's context.
+ *
+ * Context: takes @bo->map_lock.
+ * Return: the VA, or 0 if the BO is not mapped there.
+ */
+u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx)
+{
+	struct m890_bo_va *bv;
+	u64 va = 0;
+
+	mutex_lock(&bo->map_lock);
+	if (bo->ctx == ctx) {
+		va = bo->va_node.start;
+	} else {
+		list_for_each_entry(bv, &bo->imports, link) {
+			if (bv->ctx == ctx) {
+				va = bv->node.start;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&bo->map_lock);
+	return va;
+}
+
+/**
+ * m890_bo_init() - initialise the driver part of a new BO.
+ * @bo: zeroed BO.
+ * @kind: what it is.
+ */
+void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind)
+{
+	bo->kind = kind;
+	mutex_init(&bo->map_lock);
+	INIT_LIST_HEAD(&bo->imports);
+}
+
+/**
+ * m890_bo_open() - &drm_gem_object_funcs.open: map the BO for the file.
+ * @obj: BO getting a handle in @file.
+ * @file: file.
+ *
+ * A BO is usually already mapped in its creator's context.  A peer window
+ * is mapped into the first file that opens it; a BO of this card imported
+ * through a dma-buf by another file gets its own VA range in that file's
+ * context, kept until the BO is freed (so jobs of the importer that still
+ * hold the BO keep reaching it after the handle is closed).
+ *
+ * Return: 0 or a negative errno (the handle is then not created).
+ */
+int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_bo_va *bv;
+	u32 large;
+	int ret = 0;
+
+	mutex_lock(&bo->map_lock);
+	if (!bo->ctx) {
+		ret = m890_bo_map(bo, mfile->ctx);
+		goto out;
+	}
+	if (bo->ctx == mfile->ctx)
+		goto out;
+	list_for_each_entry(bv, &bo->imports, link)
+		if (bv->ctx == mfile->ctx)
+			goto out;
+	bv = kzalloc(sizeof(*bv), GFP_KERNEL);
+	if (!bv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = m890_bo_map_node(bo, mfile->ctx, &bv->node, &large);
+	if (ret) {
+		kfree(bv);
+		goto out;
+	}
+	bv->ctx = mfile->ctx;
+	list_add_tail(&bv->link, &bo->imports);
+out:
+	mutex_unlock(&bo->map_lock);
+	return ret;
 }
 
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
@@ -121,6 +249,7 @@ static void m890_host_free(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs m890_host_funcs = {
 	.free = m890_host_free,
+	.open = m890_bo_open,
 	.export = m890_host_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
@@ -145,7 +274,7 @@ struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t siz
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	bo->kind = M890_BO_KIND_HOST;
+	m890_bo_init(bo, M890_BO_KIND_HOST);
 	bo->shmem.base.funcs = &m890_host_funcs;
 	return &bo->shmem.base;
 }
@@ -175,6 +304,8 @@ static void m890_hbm_free(struct drm_gem_object *obj)
 		atomic64_sub(obj->size, &mdev->hbm_used);
 	}
 	mutex_unlock(&mdev->hbm_lock);
+	if (bo->dummy_page)
+		__free_page(bo->dummy_page);
 	drm_gem_object_release(obj);
 	kfree(bo);
 }
@@ -192,6 +323,7 @@ static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			return -EINVAL;
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
+	/* drm_gem_mmap() only finds a BO by its exact offset: map from its start. */
 	if (vma->vm_end - vma->vm_start > obj->size)
 		return -EINVAL;
 	if (!drm_dev_enter(obj->dev, &idx))
@@ -206,13 +338,64 @@ static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	return ret;
 }
 
+/*
+ * The mapping is filled at mmap time, so a fault means its PTEs were
+ * zapped: drm_dev_unplug() does that for every CPU mapping of a removed
+ * card.  From then on the whole VMA shows one zeroed page of the BO's own
+ * (reads return what was last written through any of the BO's mappings,
+ * writes go nowhere near the card), so a client that still touches the
+ * memory keeps running and learns of the removal from -ENODEV on its next
+ * ioctl.  While the card is present a fault (after a partial zap) maps
+ * BAR2 again.
+ */
+static vm_fault_t m890_hbm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_device *mdev = to_m890(obj->dev);
+	unsigned long addr, pfn;
+	struct page *page;
+	vm_fault_t ret;
+	int idx;
+
+	if (drm_dev_enter(obj->dev, &idx)) {
+		pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) +
+		      ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
+		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
+		drm_dev_exit(idx);
+		return ret;
+	}
+
+	page = READ_ONCE(bo->dummy_page);
+	if (!page) {
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page)
+			return VM_FAULT_OOM;
+		if (cmpxchg(&bo->dummy_page, NULL, page)) {
+			__free_page(page);
+			page = READ_ONCE(bo->dummy_page);
+		}
+	}
+	pfn = page_to_pfn(page);
+	ret = VM_FAULT_NOPAGE;
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vmf_insert_pfn(vma, addr, pfn);
+		if (ret & VM_FAULT_ERROR)
+			break;
+	}
+	return ret;
+}
+
 static const struct vm_operations_struct m890_hbm_vm_ops = {
+	.fault = m890_hbm_fault,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };
 
 static const struct drm_gem_object_funcs m890_hbm_funcs = {
 	.free = m890_hbm_free,
+	.open = m890_bo_open,
 	.export = m890_hbm_export,
 	.mmap = m890_hbm_mmap,
 	.vm_ops = &m890_hbm_vm_ops,
@@ -255,7 +438,7 @@ static struct m890_bo *m890_hbm_create(struct m890_device *mdev, u64 size)
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	bo->kind = M890_BO_KIND_HBM;
+	m890_bo_init(bo, M890_BO_KIND_HBM);
 	obj = &bo->shmem.base;
 	obj->funcs = &m890_hbm_funcs;
 	drm_gem_private_object_init(&mdev->drm, obj, size);
@@ -369,7 +552,7 @@ int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	bo = to_m890_bo(obj);
 
 	args->size = obj->size;
-	args->va = bo->ctx == mfile->ctx ? bo->va_node.start : 0;
+	args->va = m890_bo_va(bo, mfile->ctx);
 	args->mmap_offset = 0;
 	args->peer_fabric_id = to_m890(dev)->fabric_id;
 	switch (bo->kind) {
@@ -455,8 +638,13 @@ int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32
 		arr[n++] = obj;
 	}
 	spin_unlock(&file->table_lock);
+	if (!n) {
+		/* Every handle went away meanwhile: nothing to lock. */
+		kvfree(arr);
+		return 0;
+	}
 
-	ret = n ? drm_gem_lock_reservations(arr, n, ctx) : 0;
+	ret = drm_gem_lock_reservations(arr, n, ctx);
 	if (ret)
 		goto err_put;
 	for (i = 0; i < n; i++) {

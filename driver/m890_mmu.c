@@ -8,7 +8,9 @@
  * windows, when first opened) and unmapped when their last reference goes;
  * each unmap is followed by MMU_INVALIDATE of the ASID so the card cannot
  * reach pages that are about to be freed.  A range whose VA and backing
- * address are both 2 MiB aligned uses level-1 LARGE entries.
+ * address are both 2 MiB aligned uses level-1 LARGE entries, also where
+ * an earlier 4 KiB mapping left an empty level-0 table (that table is
+ * retired, not freed, and the context's translations are invalidated).
  *
  * Tables are never freed while the context lives, so the device never walks
  * freed memory; the whole tree goes when the last BO of a closed file is
@@ -235,9 +237,14 @@ void m890_ctx_release(struct m890_ctx *ctx)
 static void m890_ctx_free(struct kref *ref)
 {
 	struct m890_ctx *ctx = container_of(ref, struct m890_ctx, ref);
+	struct m890_pt *pt;
 
 	m890_ctx_release(ctx);
 	m890_pt_free(ctx->mdev, ctx->root, M890_PT_LEVELS - 1);
+	while ((pt = ctx->retired)) {
+		ctx->retired = pt->next;
+		m890_pt_free(ctx->mdev, pt, 0);
+	}
 	drm_mm_takedown(&ctx->va_mm);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
@@ -315,6 +322,27 @@ static struct m890_pt *m890_pt_walk(struct m890_ctx *ctx, u64 va, int level, boo
 	return pt;
 }
 
+/*
+ * Entry @i of level-1 table @pt points to a level-0 table left from earlier
+ * 4 KiB mappings.  If that table maps nothing any more, detach it (onto
+ * @ctx->retired; the entry still points to it until the caller overwrites
+ * it with a 2 MiB leaf) and return true; else false.
+ */
+static bool m890_pt_retire(struct m890_ctx *ctx, struct m890_pt *pt, u32 i)
+{
+	struct m890_pt *child = pt->child[i];
+	u32 j;
+
+	lockdep_assert_held(&ctx->lock);
+	for (j = 0; j < M890_PT_ENTRIES; j++)
+		if (child->cpu[j])
+			return false;
+	pt->child[i] = NULL;
+	child->next = ctx->retired;
+	ctx->retired = child;
+	return true;
+}
+
 /**
  * m890_mmu_map() - map a contiguous range of bus addresses or HBM offsets.
  * @ctx: context.
@@ -322,13 +350,18 @@ static struct m890_pt *m890_pt_walk(struct m890_ctx *ctx, u64 va, int level, boo
  * @addr: first address (DMA address, local or peer HBM offset), 4 KiB aligned.
  * @size: bytes, multiple of 4 KiB.
  * @flags: M890_PTE_WRITE, target and peer bits; VALID is added.
+ * @large: incremented by the number of level-1 LARGE (2 MiB) entries
+ *         written: wherever @va and @addr are both 2 MiB aligned with at
+ *         least 2 MiB left, and no 4 KiB table with live entries covers
+ *         that VA (an empty one is retired, see m890_pt_retire()).
  *
  * On failure the caller unmaps the whole range it asked for.
  * Return: 0 or -ENOMEM.
  */
-int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags)
+int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags, u32 *large)
 {
 	u64 end = va + size;
+	bool retired = false;
 	struct m890_pt *pt;
 	u32 i;
 	int ret = 0;
@@ -342,9 +375,11 @@ int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags)
 		}
 		i = m890_pt_index(va, 1);
 		if (IS_ALIGNED(va | addr, M890_LARGE_SIZE) && end - va >= M890_LARGE_SIZE &&
-		    !pt->child[i]) {
+		    (!pt->child[i] || m890_pt_retire(ctx, pt, i))) {
+			retired |= !pt->child[i] && pt->cpu[i];
 			WRITE_ONCE(pt->cpu[i], (addr & M890_PTE_ADDR_MASK) | flags |
 				   M890_PTE_LARGE | M890_PTE_VALID);
+			(*large)++;
 			va += M890_LARGE_SIZE;
 			addr += M890_LARGE_SIZE;
 			continue;
@@ -360,6 +395,9 @@ int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags)
 		addr += M890_PAGE_SIZE;
 	}
 	mutex_unlock(&ctx->lock);
+	/* A table entry changed from a table to a leaf: drop cached walks. */
+	if (retired)
+		m890_mmu_invalidate(ctx);
 	return ret;
 }
 

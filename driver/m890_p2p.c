@@ -17,10 +17,12 @@
  * A peer window holds a reference on the exporter's dma-buf, which keeps
  * the exporter's BO (and its HBM range) allocated.  The window is mapped
  * into the address space of the first file that gets a handle to it.
+ *
+ * Importing on the exporting device returns the BO itself; a file other
+ * than the creator then gets its own mapping of it (m890_bo_open()).
  */
 
 #include <linux/dma-buf.h>
-#include <linux/dma-resv.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -105,19 +107,6 @@ struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags)
 	return m890_export(obj, flags, &m890_host_dmabuf_ops);
 }
 
-static int m890_peer_open(struct drm_gem_object *obj, struct drm_file *file)
-{
-	struct m890_file *mfile = file->driver_priv;
-	struct m890_bo *bo = to_m890_bo(obj);
-	int ret = 0;
-
-	dma_resv_lock(obj->resv, NULL);
-	if (!bo->ctx)
-		ret = m890_bo_map(bo, mfile->ctx);
-	dma_resv_unlock(obj->resv);
-	return ret;
-}
-
 static void m890_peer_free(struct drm_gem_object *obj)
 {
 	struct m890_bo *bo = to_m890_bo(obj);
@@ -131,7 +120,7 @@ static void m890_peer_free(struct drm_gem_object *obj)
 
 const struct drm_gem_object_funcs m890_peer_funcs = {
 	.free = m890_peer_free,
-	.open = m890_peer_open,
+	.open = m890_bo_open,
 };
 
 static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
@@ -153,7 +142,7 @@ static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	bo->kind = M890_BO_KIND_PEER;
+	m890_bo_init(bo, M890_BO_KIND_PEER);
 	bo->peer_offset = sbo->hbm_node.start;
 	bo->peer_fabric_id = src->fabric_id;
 	get_dma_buf(buf);

@@ -14,7 +14,9 @@
  * stops every queue of every client: their pending fences signal with
  * -EIO and the queues stay stopped (submit returns -EIO, the queue-state
  * query reports -EIO).  Contexts, BOs and their mappings survive, so the
- * clients go on with new queues.
+ * clients go on with new queues.  A PCIe function level reset (FLR) goes
+ * the same way through the &pci_error_handlers reset_prepare/reset_done
+ * pair.
  */
 
 #include <linux/interrupt.h>
@@ -50,6 +52,67 @@ int m890_hw_reset(struct m890_device *mdev)
 	return status & M890_STATUS_FATAL ? -EIO : 0;
 }
 
+/* Stop (@on false) or resume the card's interrupt handlers. */
+static void m890_irqs_enable(struct m890_device *mdev, bool on)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	u32 v;
+
+	for (v = M890_MSIX_VEC_EVENT; v < M890_MSIX_VEC_QUEUE0 + mdev->num_qvec; v++) {
+		if (on)
+			enable_irq(pci_irq_vector(pdev, v));
+		else
+			disable_irq(pci_irq_vector(pdev, v));
+	}
+}
+
+/**
+ * m890_reset_prepare() - quiesce the driver before the card is reset.
+ * @mdev: device.
+ *
+ * Takes @mdev->reset_sem for writing (no queue is programmed and no job is
+ * pushed until m890_reset_done()) and the switch window lock, and stops
+ * the interrupt handlers, which would read the card mid-reset.
+ * Context: process.
+ */
+void m890_reset_prepare(struct m890_device *mdev)
+{
+	down_write(&mdev->reset_sem);
+	mutex_lock(&mdev->sw_lock);
+	m890_irqs_enable(mdev, false);
+}
+
+/**
+ * m890_reset_done() - bring the card back after a reset.
+ * @mdev: device prepared with m890_reset_prepare() and now reset.
+ * @ret: 0 if the reset itself succeeded, else its error.
+ *
+ * Points the MMU at the context table again (every live context keeps its
+ * ASID and page tables, which live in host memory), unmasks events and
+ * fails the work of every queue with -EIO: the card will not finish it.
+ * Those queues stay stopped with -EIO; new queues work.
+ * Return: @ret.
+ */
+int m890_reset_done(struct m890_device *mdev, int ret)
+{
+	if (!ret) {
+		m890_mmu_hw_enable(mdev);
+		m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
+		m890_wr(mdev, M890_REG_EVT_MASK, 0);
+	}
+	m890_irqs_enable(mdev, true);
+	mutex_unlock(&mdev->sw_lock);
+	/* The card makes no more progress on old work: fail what is left. */
+	m890_queues_reset(mdev);
+	atomic_inc(&mdev->reset_count);
+	up_write(&mdev->reset_sem);
+	if (ret)
+		drm_err(&mdev->drm, "device reset failed: %d\n", ret);
+	else
+		drm_info(&mdev->drm, "device reset\n");
+	return ret;
+}
+
 /**
  * m890_device_reset() - reset the card under running clients.
  * @mdev: device.
@@ -65,24 +128,9 @@ int m890_device_reset(struct m890_device *mdev)
 
 	if (!drm_dev_enter(&mdev->drm, &idx))
 		return -ENODEV;
-	down_write(&mdev->reset_sem);
-	mutex_lock(&mdev->sw_lock);
-	ret = m890_hw_reset(mdev);
-	if (!ret) {
-		m890_mmu_hw_enable(mdev);
-		m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
-		m890_wr(mdev, M890_REG_EVT_MASK, 0);
-	}
-	mutex_unlock(&mdev->sw_lock);
-	/* The card makes no more progress on old work: fail what is left. */
-	m890_queues_reset(mdev);
-	atomic_inc(&mdev->reset_count);
-	up_write(&mdev->reset_sem);
+	m890_reset_prepare(mdev);
+	ret = m890_reset_done(mdev, m890_hw_reset(mdev));
 	drm_dev_exit(idx);
-	if (ret)
-		drm_err(&mdev->drm, "device reset failed: %d\n", ret);
-	else
-		drm_info(&mdev->drm, "device reset\n");
 	return ret;
 }
 
@@ -93,7 +141,8 @@ static irqreturn_t m890_event_irq(int irq, void *arg)
 	u64 qerr;
 
 	evt = m890_rd(mdev, M890_REG_EVT_STATUS);
-	if (!evt)
+	/* All ones: the card does not answer (reset or surprise removal). */
+	if (!evt || evt == ~0u)
 		return IRQ_NONE;
 	m890_wr(mdev, M890_REG_EVT_STATUS, evt);
 
@@ -311,6 +360,38 @@ static void m890_remove(struct pci_dev *pdev)
 	m890_queues_unplug(mdev);
 }
 
+/*
+ * PCIe function level reset (sysfs "reset", or a reset of the slot): the
+ * PCI core saves and restores config space, MSI-X included, around it.
+ * The driver quiesces as for m890_device_reset() and, once the function is
+ * back, waits for the card to report READY and sets it up again.
+ */
+static void m890_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct m890_device *mdev = pci_get_drvdata(pdev);
+
+	m890_reset_prepare(mdev);
+}
+
+static void m890_pci_reset_done(struct pci_dev *pdev)
+{
+	struct m890_device *mdev = pci_get_drvdata(pdev);
+	u32 status;
+	int ret;
+
+	ret = read_poll_timeout(m890_rd, status,
+				status & (M890_STATUS_READY | M890_STATUS_FATAL),
+				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
+	if (!ret && (status & M890_STATUS_FATAL))
+		ret = -EIO;
+	m890_reset_done(mdev, ret);
+}
+
+static const struct pci_error_handlers m890_pci_err_handlers = {
+	.reset_prepare = m890_pci_reset_prepare,
+	.reset_done = m890_pci_reset_done,
+};
+
 static const struct pci_device_id m890_pci_ids[] = {
 	{ PCI_DEVICE(M890_PCI_VENDOR_ID, M890_PCI_DEVICE_ID) },
 	{ }
@@ -322,6 +403,7 @@ static struct pci_driver m890_pci_driver = {
 	.id_table = m890_pci_ids,
 	.probe = m890_probe,
 	.remove = m890_remove,
+	.err_handler = &m890_pci_err_handlers,
 };
 
 int m890_pci_register(void)

@@ -17,7 +17,9 @@
  *
  * Ring space is tracked from completed fences: when fence N signals, the
  * card has consumed every slot up to the end of submission N.  A full ring
- * makes the submitter wait (interruptible, bounded by M890_RING_TIMEOUT).
+ * makes the submitter wait (interruptible, bounded by M890_RING_TIMEOUT)
+ * without holding the queue's lock, so the job timeout, which takes it,
+ * runs on time.
  * A queue whose oldest fence makes no progress for the job_timeout_ms
  * module parameter (checked every job_timeout_ms, so a hung job is caught
  * between one and two periods after it became the oldest) is reset and its
@@ -119,19 +121,26 @@ static void m890_queue_hw_start(struct m890_queue *q)
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_ENABLE);
 }
 
-/* Reset and disable the hardware queue; the ring may be freed after. */
+/*
+ * Reset and disable the hardware queue; the ring may be freed after.  Not
+ * while the card itself is being reset (reset_sem): its registers do not
+ * answer then, and the reset stops every queue anyway.
+ */
 static void m890_queue_hw_stop(struct m890_queue *q)
 {
 	struct m890_device *mdev = q->mdev;
 	u32 status;
 	int idx;
 
+	lockdep_assert_held(&q->lock);
 	if (!drm_dev_enter(&mdev->drm, &idx))
 		return;
+	down_read(&mdev->reset_sem);
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
 	if (read_poll_timeout(m890_rd, status, !(status & M890_Q_STATUS_ENABLED), 10,
 			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_STATUS)))
 		drm_err_ratelimited(&mdev->drm, "hw queue %u did not stop\n", q->hwq);
+	up_read(&mdev->reset_sem);
 	drm_dev_exit(idx);
 }
 
@@ -502,9 +511,10 @@ int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st)
 	return 0;
 }
 
+/* Free ring slots; also read without @q->lock by a waiting submitter. */
 static u32 m890_queue_space(struct m890_queue *q)
 {
-	return M890_RING_ENTRIES - (q->tail - READ_ONCE(q->done_tail));
+	return M890_RING_ENTRIES - (READ_ONCE(q->tail) - READ_ONCE(q->done_tail));
 }
 
 /* Write @count packets and a FENCE for @f into the ring; ring the doorbell. */
@@ -524,7 +534,7 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	slot->fence.flags = (__force u32)cpu_to_le32(M890_FENCE_F_IRQ);
 	slot->fence.value = (__force u64)cpu_to_le64(f->base.seqno);
 	slot->fence.hdr = (__force u32)cpu_to_le32(M890_PKT_HDR(M890_PKT_FENCE, 0));
-	q->tail += count + 1;
+	WRITE_ONCE(q->tail, q->tail + count + 1);
 	f->end_tail = q->tail;
 	f->submitted = ktime_get();
 
@@ -557,8 +567,8 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct m890_fence *f = NULL;
 	u32 nobjs;
 	union m890_packet *pkts;
+	long wret, wait_left = M890_RING_TIMEOUT;
 	struct m890_queue *q;
-	long wret;
 	int idx, ret;
 	u32 i;
 
@@ -596,43 +606,53 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_free;
 	}
 
-	if (!drm_dev_enter(dev, &idx)) {
-		ret = -ENODEV;
-		goto out_free;
-	}
-	ret = mutex_lock_interruptible(&q->lock);
-	if (ret)
-		goto out_exit;
-	if (q->torn) {
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-
 	/*
-	 * Ring space is awaited without reset_sem, then the queue is checked
-	 * again under it: a device reset in between kills the queue.
+	 * Ring space is awaited with neither q->lock nor drm_dev_enter() held,
+	 * so the job timeout (which takes q->lock), queue destruction and
+	 * device removal are never held up by a waiting submitter; the queue
+	 * is checked again under the lock after each wait.
 	 */
-	wret = wait_event_interruptible_timeout(q->space_wq,
-						READ_ONCE(q->dead) ||
-						m890_queue_space(q) >= args->count + 1,
-						M890_RING_TIMEOUT);
-	if (wret < 0) {
-		ret = wret;
-		goto out_unlock;
-	}
-	if (READ_ONCE(q->dead)) {
-		/* A queue being destroyed is gone; any other death is an error. */
-		ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
-		goto out_unlock;
-	}
-	if (!wret) {
-		ret = -EAGAIN;
-		goto out_unlock;
+	for (;;) {
+		if (!drm_dev_enter(dev, &idx)) {
+			ret = -ENODEV;
+			goto out_free;
+		}
+		ret = mutex_lock_interruptible(&q->lock);
+		if (ret)
+			goto out_exit;
+		if (q->torn) {
+			ret = -ENOENT;
+			goto out_unlock;
+		}
+		if (READ_ONCE(q->dead)) {
+			/* A queue being destroyed is gone; any other death is an error. */
+			ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
+			goto out_unlock;
+		}
+		if (m890_queue_space(q) >= args->count + 1)
+			break;
+		mutex_unlock(&q->lock);
+		drm_dev_exit(idx);
+		if (!wait_left) {
+			ret = -EAGAIN;
+			goto out_free;
+		}
+		wret = wait_event_interruptible_timeout(q->space_wq,
+							READ_ONCE(q->dead) ||
+							m890_queue_space(q) >= args->count + 1,
+							wait_left);
+		if (wret < 0) {
+			ret = wret;
+			goto out_free;
+		}
+		/* Once time is up, one last look under the lock. */
+		wait_left = wret;
 	}
 
 	ret = m890_file_bos_lock(file, &objs, &nobjs, &acquire);
 	if (ret)
 		goto out_unlock;
+	/* Lock order: BO reservations, then reset_sem (see m890_drv.h). */
 	down_read(&to_m890(dev)->reset_sem);
 	if (READ_ONCE(q->dead)) {
 		up_read(&to_m890(dev)->reset_sem);
@@ -641,11 +661,19 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_unlock;
 	}
 	m890_fence_init(q, f, ++q->seqno);
-	m890_queue_push(q, pkts, args->count, f);
-	up_read(&to_m890(dev)->reset_sem);
 	for (i = 0; i < nobjs; i++)
 		dma_resv_add_fence(objs[i]->resv, &f->base, DMA_RESV_USAGE_WRITE);
-	m890_file_bos_unlock(objs, nobjs, &acquire);
+	/*
+	 * The fence takes over the BO references: once it is on the pending
+	 * list it may signal and drop them at any time, so the reservations
+	 * are unlocked first and @objs is not touched after the push.
+	 */
+	if (objs)
+		drm_gem_unlock_reservations(objs, nobjs, &acquire);
+	f->bos = objs;
+	f->nbos = nobjs;
+	m890_queue_push(q, pkts, args->count, f);
+	up_read(&to_m890(dev)->reset_sem);
 	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
 	chain = NULL;
 	m890_queue_watch(q);

@@ -4,9 +4,10 @@
 # Run every test suite and print one summary line "N passed, N failed".
 # Suites: host unit tests (plain and ASan/UBSan builds), the device qtests,
 # the in-guest suites (uAPI kselftests, libm890, icnctl, module reload),
-# run in one guest boot per card count, and two guests on icn-switchd.
-# Each suite speaks TAP; its output goes to build/logs/<suite>.log and a
-# line per suite is printed.
+# run in one guest boot per card count, the collective tests on 4 cards,
+# two guests on icn-switchd, and the hot-unplug test (its own boot, driven
+# from the host through the QEMU monitor).  Each suite speaks TAP; its
+# output goes to build/logs/<suite>.log and a line per suite is printed.
 #
 # Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
 # QTEST_DIR; CHECK_CARDS, CHECK_VMS=0 (skip the two-VM suite).
@@ -81,6 +82,9 @@ if [ "${CHECK_VMS:-1}" != 0 ]; then
 	run_suite guest-2vms "$top/scripts/guest-run.sh" -V 2 -n 2 -t "${GUEST_TIMEOUT:-1200}" \
 		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric --leave
 fi
+# 6. Hot-unplug: device_del of a card behind a pcie-root-port with a client
+# open (its own boot: the card is gone afterwards).
+run_suite guest-hotplug "$top/tests/guest/m890-hotplug-test.sh" -l "$logdir/guest-hotplug.console.log"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

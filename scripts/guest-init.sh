@@ -36,8 +36,8 @@ else
 	rc=$?
 fi
 
-# Any WARN, BUG, oops or lockup report fails the run.
-if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|soft lockup|hung_task|Call Trace' >/tmp/bad; then
+# Any WARN, BUG, oops, lockup, RCU stall or hung-task report fails the run.
+if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|soft lockup|hung_task|Call Trace|rcu_sched self-detected stall|rcu_preempt self-detected stall|rcu: INFO:|blocked for more than' >/tmp/bad; then
 	echo "init: kernel reported problems:"
 	dmesg | tail -n 80
 	[ "$rc" = 0 ] && rc=99

@@ -9,13 +9,18 @@
 # prefix their output with "[vmV]" (except TAP result lines, which
 # check.sh counts) and return the first non-zero status.
 #
-# usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [CMD]
+# usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
+#   -H  put the last card behind a pcie-root-port (native PCIe hotplug), so
+#       `device_del card<N-1>` on the monitor removes it from the running
+#       guest; the guest then has one vCPU (see below)
+# Environment: M890_MONITOR, path of the QEMU monitor's Unix socket
+# (default: a private one).
 # Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio);
 # ICN_SWITCHD (the daemon) for -V.
 set -uo pipefail
-cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload=
-while getopts "n:V:m:t:l:iN" o; do
+cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs= smp=2
+while getopts "n:V:m:t:l:iNH" o; do
 	case $o in
 	n) cards=$OPTARG ;;
 	V) vms=$OPTARG ;;
@@ -24,6 +29,7 @@ while getopts "n:V:m:t:l:iN" o; do
 	l) log=$OPTARG ;;
 	i) interactive=1 ;;
 	N) noload=" m890.noload" ;;
+	H) hotplug=1 hpargs=" pcie_ports=native" smp=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -81,26 +87,37 @@ tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || tsc_khz=2000000
 mem=$((1024 + cards * 16))
 
+# One vCPU with -H: QEMU 10.0's TCG flushes the other vCPUs' TLBs only
+# asynchronously after the memory map changes (tcg_commit), and an MMIO
+# access of another vCPU through a stale TLB entry in that window (the
+# unplugged card's BARs just went away) aborts QEMU in iotlb_to_section().
+# "pcie_ports=native": the firmware grants no _OSC control, pciehp needs it.
+
 # vm_args DIR VM: QEMU's arguments for VM number VM into the array args.
 vm_args() {
-	local dir=$1 v=$2 i port switch=icn-switch,id=sw0 mon=$1/monitor.sock
+	local dir=$1 v=$2 i port bus switch=icn-switch,id=sw0 mon=$1/monitor.sock
 	if [ -n "${M890_MONITOR:-}" ]; then
 		mon=$M890_MONITOR
 		[ "$vms" -gt 1 ] && mon=$mon.vm$v
 	fi
 	[ "$vms" -gt 1 ] && switch=$switch,socket=$work/icn.sock
-	args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp 2 -m "${mem}M"
+	args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp "$smp" -m "${mem}M"
 		-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 		-serial stdio -kernel "$KERNEL" -initrd "$(vm_initrd "$dir" "$v")"
-		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload$hpargs"
 		-monitor "unix:$mon,server=on,wait=off"
 		-object "$switch")
 	# the name identifies the VM in icn-switchd's log
 	[ "$vms" -gt 1 ] && args+=(-name "m890-vm$v")
 	for ((i = 0; i < cards; i++)); do
 		port=$((v * cards + i))
+		bus=
+		if [ "$hotplug" = 1 ] && [ $((i + 1)) = "$cards" ]; then
+			args+=(-device "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1")
+			bus=",bus=rp0"
+		fi
 		args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
-			-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$port")
+			-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$port$bus")
 	done
 }
 

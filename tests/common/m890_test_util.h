@@ -8,6 +8,7 @@
 #define M890_TEST_UTIL_H
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -30,6 +31,18 @@ static inline int m890_ioctl(int fd, unsigned long req, void *arg)
 		ret = ioctl(fd, req, arg);
 	} while (ret == -1 && errno == EINTR);
 	return ret == -1 ? -errno : 0;
+}
+
+static inline int query_info(int fd, struct drm_m890_device_info *info)
+{
+	struct drm_m890_query q = {
+		.type = DRM_M890_QUERY_DEVICE_INFO,
+		.size = sizeof(*info),
+		.data = (uintptr_t)info,
+	};
+
+	memset(info, 0, sizeof(*info));
+	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
 }
 
 static inline int bo_create(int fd, __u64 size, __u32 flags, struct drm_m890_bo_create *bo)
@@ -153,6 +166,54 @@ static inline int point_status(int fd, __u32 syncobj, __u64 point)
 out:
 	drmSyncobjDestroy(fd, tmp);
 	return ret;
+}
+
+/*
+ * sync_file of timeline point @point of @syncobj (>= 0), or -errno.  Unlike
+ * the syncobj, it can still be waited on once the card is unplugged (DRM
+ * then refuses every ioctl of the device).
+ */
+static inline int sync_file_of_point(int fd, __u32 syncobj, __u64 point)
+{
+	__u32 tmp;
+	int sfd = -1, ret;
+
+	if (drmSyncobjCreate(fd, 0, &tmp))
+		return -errno;
+	ret = drmSyncobjTransfer(fd, tmp, 0, syncobj, point, 0);
+	if (!ret)
+		ret = drmSyncobjExportSyncFile(fd, tmp, &sfd);
+	ret = ret ? -errno : sfd;
+	drmSyncobjDestroy(fd, tmp);
+	return ret;
+}
+
+/*
+ * Wait up to @timeout_ms for a sync_file, then look at the job fences it
+ * holds (a timeline point unwraps to the fences of its chain): 0 while
+ * pending, 1 if none failed, else the first fence error.
+ */
+static inline int sync_file_result(int sfd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	struct sync_fence_info fi[64];
+	struct sync_file_info info;
+	__u32 i;
+
+	if (poll(&pfd, 1, timeout_ms) < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	memset(fi, 0, sizeof(fi));
+	info.num_fences = 64;
+	info.sync_fence_info = (uintptr_t)fi;
+	if (m890_ioctl(sfd, SYNC_IOC_FILE_INFO, &info))
+		return -errno;
+	if (!info.status)
+		return 0;
+	for (i = 0; i < info.num_fences && i < 64; i++)
+		if (fi[i].status < 0)
+			return fi[i].status;
+	return 1;
 }
 
 static inline void pkt_nop(union m890_packet *p)

@@ -57,6 +57,31 @@ done
 check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
 check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
 
+# rmmod with a client open is refused: the open file holds a reference to
+# the module (file_operations.owner; an mmap or a dma-buf keeps the file),
+# so the card stays usable.
+exec 3</dev/accel/accel0
+check "rmmod m890 refused while a client has a card open" sh -c '! rmmod m890 2>/dev/null'
+check "module and accel nodes still there after the refused rmmod" \
+	sh -c 'test -e /sys/module/m890 && test "$(ls /dev/accel | grep -c "^accel")" = '"$cards"
+exec 3<&-
+# The same with no accel fd left, only an HBM mapping or an exported dma-buf.
+for how in mmap dmabuf; do
+	rm -f /tmp/held
+	m890_hold $how /tmp/held &
+	holder=$!
+	i=0
+	while [ ! -e /tmp/held ] && [ $i -lt 300 ] && kill -0 $holder 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "m890_hold $how holds the card" test -e /tmp/held
+	check "rmmod m890 refused while only a BO $how is held" sh -c '! rmmod m890 2>/dev/null'
+	kill $holder
+	wait $holder 2>/dev/null
+done
+check "the card works after the refused rmmod" m890-smoke
+
 # Module reload: unload with no clients, load again, nodes come back.
 check "rmmod m890" rmmod m890
 check "no accel nodes after rmmod" test "$(accel_count)" = 0

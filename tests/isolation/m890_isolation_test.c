@@ -12,7 +12,16 @@
  * - kill -9 of processes with 64 jobs in flight: HBM accounting (debugfs
  *   and fdinfo) returns to its starting value;
  * - races: queue create/destroy, timeout against destroy, reset against
- *   submit.
+ *   submit;
+ * - lifetime: GEM_CLOSE of a BO a running job uses; kill -9 leaves no MMU
+ *   fault in the kernel log; a submitter waiting for ring space does not
+ *   delay the job timeout;
+ * - a BO shared with another file of the card through a dma-buf is mapped
+ *   into that file's address space and usable in its packets;
+ * - 2 MiB PTEs for large HBM BOs (debugfs "bos");
+ * - PCIe FLR and debugfs force_reset with 64 jobs in flight;
+ * - driver unbind with a client open (jobs in flight, an HBM mapping),
+ *   then bind again.
  *
  * Needs root (module parameters and debugfs) and card 0; tests that need
  * what is missing are skipped.
@@ -165,6 +174,101 @@ static long long fdinfo_bytes(int fd, const char *key)
 		return (long long)v;
 	}
 	return -1;
+}
+
+/* Start reading the kernel log from its current end (-errno on error). */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/*
+ * Kernel log records since kmsg_open() that contain one of the |-separated
+ * strings of @needles.
+ */
+static int kmsg_count(int fd, const char *needles)
+{
+	char rec[8192], list[256], *save, *tok;
+	int n = 0;
+	ssize_t len;
+
+	for (;;) {
+		len = read(fd, rec, sizeof(rec) - 1);
+		if (len < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (len <= 0)
+			break;
+		rec[len] = '\0';
+		snprintf(list, sizeof(list), "%s", needles);
+		for (tok = strtok_r(list, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+			if (strstr(rec, tok)) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/* PCI address of the card behind @fd into @bdf (-errno on error). */
+static int card_bdf(int fd, char *bdf, size_t len)
+{
+	char link[64], *dev, *slash;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	dev = realpath(link, NULL);
+	if (!dev)
+		return -errno;
+	slash = strrchr(dev, '/');
+	snprintf(bdf, len, "%s", slash ? slash + 1 : dev);
+	free(dev);
+	return 0;
+}
+
+/* drm-client-id of @fd from fdinfo, or -1. */
+static long long client_id(int fd)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "drm-client-id:");
+	return p ? strtoll(p + strlen("drm-client-id:"), NULL, 10) : -1;
+}
+
+/* "pte2m N" of handle @handle of @fd in debugfs "bos", or -1. */
+static int bo_large_ptes(int fd, __u32 handle)
+{
+	char path[128], want[64], *buf, *line;
+	long long id = client_id(fd);
+	int ret = -1;
+
+	if (id < 0 || debugfs_path(fd, "bos", path, sizeof(path)))
+		return -1;
+	buf = malloc(1 << 20);
+	if (!buf)
+		return -1;
+	if (!read_file(path, buf, 1 << 20)) {
+		snprintf(want, sizeof(want), "client %lld handle %u ", id, handle);
+		line = strstr(buf, want);
+		if (line && strstr(line, "pte2m "))
+			ret = atoi(strstr(line, "pte2m ") + 6);
+	}
+	free(buf);
+	return ret;
 }
 
 /* Set the job timeout; returns the old value in @old (ms) or -errno. */
@@ -592,8 +696,9 @@ static void kill_child(int ready_fd)
 
 /*
  * 100 rounds of a process with 64 jobs in flight killed by SIGKILL: the
- * card's HBM accounting comes back to where it started each time and the
- * card still runs work afterwards.
+ * card's HBM accounting comes back to where it started each time, the
+ * kernel logs no MMU fault (the jobs are cancelled before their BOs are
+ * unmapped) and the card still runs work afterwards.
  */
 TEST_F_TIMEOUT(two, kill9_with_jobs_in_flight, 600)
 {
@@ -601,13 +706,15 @@ TEST_F_TIMEOUT(two, kill9_with_jobs_in_flight, 600)
 	struct drm_m890_bo_create buf;
 	long long base = hbm_used(self->a), used;
 	union m890_packet p;
-	int round, status, pipefd[2];
+	int round, status, pipefd[2], kmsg;
 	pid_t pid;
 	char c;
 	__u64 s;
 
 	if (base < 0)
 		SKIP(return, "no hbm file in debugfs");
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg);
 	for (round = 0; round < KILL_ROUNDS; round++) {
 		ASSERT_EQ(0, pipe(pipefd));
 		pid = fork();
@@ -628,6 +735,12 @@ TEST_F_TIMEOUT(two, kill9_with_jobs_in_flight, 600)
 		used = hbm_used(self->a);
 		ASSERT_EQ(base, used) TH_LOG("round %d", round);
 	}
+	/*
+	 * The queues stopped before the BOs went: no job met unmapped memory,
+	 * and nothing else went wrong either (no driver error, no warning).
+	 */
+	EXPECT_EQ(0, kmsg_count(kmsg, "MMU fault|*ERROR*|WARNING"));
+	close(kmsg);
 
 	/* The card still works. */
 	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &buf));
@@ -792,6 +905,500 @@ TEST_F_TIMEOUT(two, race_reset_submit, 300)
 	ASSERT_EQ(0, submit(self->b, q.queue_id, &p, 1, &s));
 	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
 	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
+}
+
+/* ---- lifetime ---- */
+
+/*
+ * GEM_CLOSE of the BOs a job still uses: the job (held in a WAIT) keeps
+ * them mapped, runs to completion once released and its data is right;
+ * the HBM goes back only after the job is done.
+ */
+TEST_F_TIMEOUT(two, gem_close_while_job_runs, 120)
+{
+	struct drm_m890_bo_create sem, hbm, dst;
+	struct drm_m890_queue_create q;
+	union m890_packet p[3];
+	long long base = hbm_used(self->a);
+	volatile __u64 *msem;
+	__u32 *mdst;
+	__u64 s;
+
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &hbm));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HOST, &dst));
+	msem = bo_map(self->a, &sem);
+	mdst = bo_map(self->a, &dst);
+	ASSERT_NE(NULL, msem);
+	ASSERT_NE(NULL, mdst);
+	ASSERT_EQ(0, queue_create(self->a, &q));
+
+	pkt_wait(&p[0], sem.va, 1);
+	pkt_fill(&p[1], hbm.va, hbm.size, 0xc105ed00);
+	pkt_copy(&p[2], hbm.va, dst.va, dst.size);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, 3, &s));
+	/* The job is parked in its WAIT; close the HBM BO it still has to use. */
+	EXPECT_EQ(-ETIME, wait_point_ns(self->a, q.syncobj, s, 100 * 1000 * 1000));
+	ASSERT_EQ(0, gem_close(self->a, hbm.handle));
+	if (base >= 0)
+		EXPECT_EQ(base + (1 << 20), hbm_used(self->a));
+
+	*msem = 1;
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->a, q.syncobj, s));
+	EXPECT_EQ(0, queue_error(self->a, q.queue_id));
+	EXPECT_TRUE(all_words(mdst, dst.size, 0xc105ed00));
+
+	/* Once the job is done the BO goes (its release runs in a worker). */
+	if (base >= 0) {
+		for (int i = 0; i < 500 && hbm_used(self->a) != base; i++)
+			usleep(10000);
+		EXPECT_EQ(base, hbm_used(self->a));
+	}
+	munmap((void *)msem, sem.size);
+	munmap(mdst, dst.size);
+}
+
+struct ring_waiter {
+	int fd;
+	__u32 queue;
+	int ret;
+	double done;
+};
+
+static void *ring_waiter_run(void *arg)
+{
+	struct ring_waiter *w = arg;
+	union m890_packet p;
+
+	pkt_nop(&p);
+	w->ret = submit(w->fd, w->queue, &p, 1, NULL);
+	w->done = now_s();
+	return NULL;
+}
+
+/*
+ * A submitter blocked on a full ring does not delay the job timeout of
+ * that queue: the hung job times out after one to two periods (not after
+ * the submitter's 10 s ring wait), and the waiting submit then fails with
+ * -EIO at once.
+ */
+TEST_F_TIMEOUT(two, ring_wait_does_not_delay_timeout, 120)
+{
+	struct drm_m890_device_info info;
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_create sem;
+	struct ring_waiter w = { .fd = self->a };
+	union m890_packet *p;
+	__u32 i, fill;
+	__u64 s;
+	pthread_t t;
+	double t0, dt;
+
+	SET_TIMEOUT(1000);
+	ASSERT_EQ(0, query_info(self->a, &info));
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	w.queue = q.queue_id;
+
+	/* A WAIT that never ends (2 slots), then NOPs up to a full ring. */
+	fill = info.max_submit_packets - 2;
+	p = calloc(fill, sizeof(*p));
+	ASSERT_NE(NULL, p);
+	pkt_wait(&p[0], sem.va, 1);
+	t0 = now_s();
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, 1, &s));
+	for (i = 0; i < fill; i++)
+		pkt_nop(&p[i]);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, fill, NULL));
+	free(p);
+
+	/* This one finds no room and waits. */
+	ASSERT_EQ(0, pthread_create(&t, NULL, ring_waiter_run, &w));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	dt = now_s() - t0;
+	pthread_join(t, NULL);
+	/* (A point followed by others loses its error in the timeline.) */
+	EXPECT_EQ(-ETIMEDOUT, queue_error(self->a, q.queue_id));
+	EXPECT_GT(6.0, dt) TH_LOG("timeout took %.1f s", dt);
+	EXPECT_EQ(-EIO, w.ret);
+	EXPECT_GT(6.0, w.done - t0);
+}
+
+/* ---- a BO shared between two files of one card ---- */
+
+/*
+ * A exports an HBM BO and a host BO; B imports them on the same card: B
+ * gets handles with VAs of its own address space, its packets read and
+ * write them, and A sees B's writes.  B keeps working after A closes.
+ */
+TEST_F_TIMEOUT(two, import_same_card, 120)
+{
+	struct drm_m890_bo_create ah, ahost, bdst;
+	struct drm_m890_queue_create qb;
+	struct drm_m890_bo_info ib, ibh;
+	union m890_packet p[2];
+	__u32 bh, bhost, *mah, *mbd, *mh;
+	int fd_h, fd_host;
+	size_t i;
+	__u64 s;
+
+	ASSERT_EQ(0, bo_create(self->a, 256 * 1024, DRM_M890_BO_HBM, &ah));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &ahost));
+	ASSERT_EQ(0, bo_create(self->b, 256 * 1024, DRM_M890_BO_HOST, &bdst));
+	mah = bo_map(self->a, &ah);
+	mbd = bo_map(self->b, &bdst);
+	ASSERT_NE(NULL, mah);
+	ASSERT_NE(NULL, mbd);
+	for (i = 0; i < ah.size / 4; i++)
+		mah[i] = 0xa0000000u + i;
+
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, ah.handle, DRM_CLOEXEC, &fd_h));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, ahost.handle, DRM_CLOEXEC, &fd_host));
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, fd_h, &bh));
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, fd_host, &bhost));
+	close(fd_h);
+	close(fd_host);
+
+	ASSERT_EQ(0, bo_info(self->b, bh, &ib));
+	ASSERT_EQ(0, bo_info(self->b, bhost, &ibh));
+	EXPECT_EQ(DRM_M890_BO_HBM, ib.flags);
+	EXPECT_EQ(DRM_M890_BO_HOST, ibh.flags);
+	EXPECT_NE(0, ib.va);
+	EXPECT_NE(0, ibh.va);
+	EXPECT_FALSE(ranges_overlap(ib.va, ib.size, bdst.va, bdst.size));
+	EXPECT_FALSE(ranges_overlap(ibh.va, ibh.size, bdst.va, bdst.size));
+
+	/* B's packets: copy A's data out, then fill the shared host BO. */
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+	pkt_copy(&p[0], ib.va, bdst.va, ib.size);
+	pkt_fill(&p[1], ibh.va, ibh.size, 0xbeefb0b0);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 2, &s));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, s));
+	ASSERT_EQ(1, point_status(self->b, qb.syncobj, s));
+	for (i = 0; i < ah.size / 4 && mbd[i] == 0xa0000000u + i; i++)
+		;
+	EXPECT_EQ(ah.size / 4, i) TH_LOG("first wrong word %zu", i);
+	mh = bo_map(self->a, &ahost);
+	ASSERT_NE(NULL, mh);
+	EXPECT_TRUE(all_words(mh, ahost.size, 0xbeefb0b0));
+	munmap(mh, ahost.size);
+
+	/* A goes away entirely; B's mapping of the BO stays. */
+	munmap(mah, ah.size);
+	close(self->a);
+	self->a = -1;
+	pkt_fill(&p[0], ib.va, ib.size, 0x5a5a5a5a);
+	pkt_copy(&p[1], ib.va, bdst.va, ib.size);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 2, &s));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, s));
+	EXPECT_TRUE(all_words(mbd, ib.size, 0x5a5a5a5a));
+	munmap(mbd, bdst.size);
+}
+
+/* ---- 2 MiB pages ---- */
+
+/*
+ * An HBM BO of 4 MiB or more is placed 2 MiB aligned in HBM and in the VA
+ * space and mapped with 2 MiB PTEs (debugfs "bos" counts them); packets
+ * reach every byte of it, across the 2 MiB boundaries.  A small BO uses
+ * 4 KiB PTEs only.  A BO created after a freed one (same VA and HBM range
+ * likely) reads back zeros, not stale translations.
+ */
+TEST_F_TIMEOUT(two, large_pages, 120)
+{
+	struct drm_m890_bo_create big, small, host, big2;
+	struct drm_m890_queue_create q;
+	union m890_packet p[3];
+	__u32 *mb, *mh;
+	__u64 s;
+
+	char path[128];
+
+	if (debugfs_path(self->a, "bos", path, sizeof(path)))
+		SKIP(return, "no bos file in debugfs");
+	ASSERT_EQ(0, bo_create(self->a, 6 << 20, DRM_M890_BO_HBM, &big));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &small));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &host));
+	EXPECT_EQ(0, big.va % (2 << 20));
+	EXPECT_EQ(3, bo_large_ptes(self->a, big.handle));
+	EXPECT_EQ(0, bo_large_ptes(self->a, small.handle));
+
+	mb = bo_map(self->a, &big);
+	mh = bo_map(self->a, &host);
+	ASSERT_NE(NULL, mb);
+	ASSERT_NE(NULL, mh);
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	/* Fill all, then move data across each 2 MiB boundary. */
+	pkt_fill(&p[0], big.va, big.size, 0x1a12e000);
+	pkt_fill(&p[1], host.va, host.size, 0x0b0e0c0d);
+	pkt_copy(&p[2], host.va, big.va + (2 << 20) - 32 * 1024, host.size);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, 3, &s));
+	pkt_copy(&p[0], host.va, big.va + (4 << 20) - 32 * 1024, host.size);
+	pkt_copy(&p[1], big.va + (2 << 20) - 32 * 1024, host.va, host.size);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, 2, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	ASSERT_EQ(1, point_status(self->a, q.syncobj, s));
+	EXPECT_TRUE(all_words(mh, host.size, 0x0b0e0c0d));
+	EXPECT_TRUE(all_words(mb, (2 << 20) - 32 * 1024, 0x1a12e000));
+	EXPECT_TRUE(all_words(mb + ((2 << 20) - 32 * 1024) / 4, 64 * 1024, 0x0b0e0c0d));
+	EXPECT_TRUE(all_words(mb + ((2 << 20) + 32 * 1024) / 4,
+			      (2 << 20) - 64 * 1024, 0x1a12e000));
+	EXPECT_TRUE(all_words(mb + ((4 << 20) - 32 * 1024) / 4, 64 * 1024, 0x0b0e0c0d));
+	EXPECT_TRUE(all_words(mb + ((4 << 20) + 32 * 1024) / 4,
+			      (2 << 20) - 32 * 1024, 0x1a12e000));
+	munmap(mb, big.size);
+
+	/* Unmapped with invalidation: a new BO in its place reads zeros. */
+	ASSERT_EQ(0, gem_close(self->a, big.handle));
+	ASSERT_EQ(0, bo_create(self->a, 6 << 20, DRM_M890_BO_HBM, &big2));
+	EXPECT_EQ(3, bo_large_ptes(self->a, big2.handle));
+	pkt_copy(&p[0], big2.va + (4 << 20) - 32 * 1024, host.va, host.size);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	ASSERT_EQ(1, point_status(self->a, q.syncobj, s));
+	EXPECT_TRUE(all_words(mh, host.size, 0));
+	munmap(mh, host.size);
+}
+
+/*
+ * VA space where 4 KiB mappings were (their tables stay) is reused by a
+ * 2 MiB BO: it still gets a 2 MiB PTE, and packets reach all of it.
+ */
+TEST_F_TIMEOUT(two, large_page_over_old_small_mappings, 120)
+{
+	struct drm_m890_bo_create small[8], big;
+	struct drm_m890_queue_create q;
+	union m890_packet p;
+	char path[128];
+	__u64 s, lo = ~0ull;
+	__u32 *m;
+	int i;
+
+	if (debugfs_path(self->a, "bos", path, sizeof(path)))
+		SKIP(return, "no bos file in debugfs");
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &small[i]));
+		if (small[i].va < lo)
+			lo = small[i].va;
+	}
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, gem_close(self->a, small[i].handle));
+	ASSERT_EQ(0, bo_create(self->a, 2 << 20, DRM_M890_BO_HBM, &big));
+	EXPECT_EQ(lo & ~((2ull << 20) - 1), big.va) TH_LOG("VA not reused, test is moot");
+	EXPECT_EQ(1, bo_large_ptes(self->a, big.handle));
+	m = bo_map(self->a, &big);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	pkt_fill(&p, big.va, big.size, 0x2a2a2a2a);
+	ASSERT_EQ(0, submit(self->a, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(self->a, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->a, q.syncobj, s));
+	EXPECT_TRUE(all_words(m, big.size, 0x2a2a2a2a));
+	munmap(m, big.size);
+}
+
+/* ---- device reset and FLR with 64 jobs in flight ---- */
+
+#define RESET_JOBS	64
+
+enum reset_kind { RESET_DEBUGFS, RESET_FLR };
+
+/* Reset the card behind @fd; 1 when this kind of reset is not available. */
+static int do_reset(int fd, enum reset_kind kind)
+{
+	char path[160], bdf[64];
+	int ret;
+
+	if (kind == RESET_DEBUGFS) {
+		if (debugfs_path(fd, "force_reset", path, sizeof(path)))
+			return 1;
+		return write_file(path, "1");
+	}
+	ret = card_bdf(fd, bdf, sizeof(bdf));
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset_method", bdf);
+	if (access(path, W_OK) || write_file(path, "flr"))
+		return 1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset", bdf);
+	return write_file(path, "1");
+}
+
+/*
+ * 64 jobs of A (on two queues) and one of B, all held in WAITs, when the
+ * card is reset: every point fails with -EIO, the queues stay stopped,
+ * HBM contents survive, and new queues of both clients run work through
+ * the old mappings.
+ */
+static void reset_with_jobs(struct __test_metadata *_metadata, int a, int b,
+			    enum reset_kind kind)
+{
+	struct drm_m890_queue_create qa[2], qb;
+	struct drm_m890_bo_create sa, sb, ha, hb;
+	union m890_packet p[2];
+	__u64 pa[RESET_JOBS], pb;
+	__u32 *ma, *mb;
+	int i, ret;
+
+	ASSERT_EQ(0, bo_create(a, 4096, DRM_M890_BO_HOST, &sa));
+	ASSERT_EQ(0, bo_create(b, 4096, DRM_M890_BO_HOST, &sb));
+	ASSERT_EQ(0, bo_create(a, 1 << 20, DRM_M890_BO_HBM, &ha));
+	ASSERT_EQ(0, bo_create(b, 64 * 1024, DRM_M890_BO_HBM, &hb));
+	ma = bo_map(a, &ha);
+	mb = bo_map(b, &hb);
+	ASSERT_NE(NULL, ma);
+	ASSERT_NE(NULL, mb);
+	ASSERT_EQ(0, queue_create(a, &qa[0]));
+	ASSERT_EQ(0, queue_create(a, &qa[1]));
+	ASSERT_EQ(0, queue_create(b, &qb));
+
+	pkt_fill(&p[0], hb.va, hb.size, 0x5555aaaa);
+	pkt_wait(&p[1], sb.va, 1);
+	ASSERT_EQ(0, submit(b, qb.queue_id, p, 2, &pb));
+	pkt_fill(&p[0], ha.va, ha.size, 0xaaaa5555);
+	ASSERT_EQ(0, submit(a, qa[0].queue_id, p, 1, &pa[0]));
+	ASSERT_EQ(0, wait_point(a, qa[0].syncobj, pa[0]));
+	for (i = 0; i < RESET_JOBS; i++) {
+		pkt_wait(&p[0], sa.va, 1);
+		pkt_copy(&p[1], ha.va, ha.va + ha.size / 2, ha.size / 2);
+		ASSERT_EQ(0, submit(a, qa[i % 2].queue_id, p, 2, &pa[i]));
+	}
+	for (i = 0; i < 1000 && !all_words(mb, hb.size, 0x5555aaaa); i++)
+		usleep(10000);
+	ASSERT_TRUE(all_words(mb, hb.size, 0x5555aaaa));
+
+	ret = do_reset(a, kind);
+	if (ret == 1)
+		SKIP(return, "this reset is not available");
+	ASSERT_EQ(0, ret);
+
+	/*
+	 * Every point signals; the error is read from the last point of each
+	 * queue (earlier points of a timeline lose theirs once later points
+	 * exist) and from the queue state.
+	 */
+	for (i = 0; i < RESET_JOBS; i++)
+		ASSERT_EQ(0, wait_point(a, qa[i % 2].syncobj, pa[i])) TH_LOG("job %d", i);
+	EXPECT_EQ(-EIO, point_status(a, qa[0].syncobj, pa[RESET_JOBS - 2]));
+	EXPECT_EQ(-EIO, point_status(a, qa[1].syncobj, pa[RESET_JOBS - 1]));
+	ASSERT_EQ(0, wait_point(b, qb.syncobj, pb));
+	EXPECT_EQ(-EIO, point_status(b, qb.syncobj, pb));
+	EXPECT_EQ(-EIO, queue_error(a, qa[0].queue_id));
+	EXPECT_EQ(-EIO, queue_error(a, qa[1].queue_id));
+	EXPECT_EQ(-EIO, queue_error(b, qb.queue_id));
+	pkt_nop(&p[0]);
+	EXPECT_EQ(-EIO, submit(a, qa[0].queue_id, p, 1, NULL));
+	EXPECT_TRUE(all_words(ma, ha.size, 0xaaaa5555));
+	EXPECT_TRUE(all_words(mb, hb.size, 0x5555aaaa));
+
+	/* New queues, old mappings. */
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, queue_destroy(a, qa[i].queue_id));
+	EXPECT_EQ(0, queue_destroy(b, qb.queue_id));
+	ASSERT_EQ(0, queue_create(a, &qa[0]));
+	ASSERT_EQ(0, queue_create(b, &qb));
+	pkt_fill(&p[0], ha.va, ha.size / 2, 0x12345678);
+	pkt_copy(&p[1], ha.va, ha.va + ha.size / 2, ha.size / 2);
+	ASSERT_EQ(0, submit(a, qa[0].queue_id, p, 2, &pa[0]));
+	pkt_fill(&p[0], hb.va, hb.size, 0x87654321);
+	ASSERT_EQ(0, submit(b, qb.queue_id, p, 1, &pb));
+	ASSERT_EQ(0, wait_point(a, qa[0].syncobj, pa[0]));
+	ASSERT_EQ(0, wait_point(b, qb.syncobj, pb));
+	EXPECT_EQ(1, point_status(a, qa[0].syncobj, pa[0]));
+	EXPECT_EQ(1, point_status(b, qb.syncobj, pb));
+	EXPECT_TRUE(all_words(ma, ha.size, 0x12345678));
+	EXPECT_TRUE(all_words(mb, hb.size, 0x87654321));
+	munmap(ma, ha.size);
+	munmap(mb, hb.size);
+}
+
+TEST_F_TIMEOUT(two, force_reset_64_jobs, 180)
+{
+	SET_TIMEOUT(0);	/* only the reset may end the WAITs */
+	reset_with_jobs(_metadata, self->a, self->b, RESET_DEBUGFS);
+}
+
+TEST_F_TIMEOUT(two, flr_64_jobs, 180)
+{
+	SET_TIMEOUT(0);
+	reset_with_jobs(_metadata, self->a, self->b, RESET_FLR);
+}
+
+/* ---- driver unbind with a client open (last: the card is re-bound) ---- */
+
+#define M890_DRIVER_SYSFS	"/sys/bus/pci/drivers/m890"
+
+/*
+ * Unbinding the driver from card 0 while A has jobs in flight and an HBM
+ * BO mapped: A's jobs fail with -ENODEV, its ioctls too, touching the
+ * mapping neither kills A nor reaches the card (a zeroed page that keeps
+ * A's writes); after A closes, binding the driver again gives a working
+ * card.
+ */
+TEST_F_TIMEOUT(two, unbind_with_client_open, 120)
+{
+	struct drm_m890_bo_create hbm, sem, tmp;
+	struct drm_m890_queue_create q;
+	union m890_packet p[2];
+	char bdf[64], path[128];
+	volatile __u32 *m;
+	__u64 s;
+	int sfd, i, fd;
+
+	if (access(M890_DRIVER_SYSFS "/unbind", W_OK))
+		SKIP(return, "cannot unbind the driver");
+	ASSERT_EQ(0, card_bdf(self->a, bdf, sizeof(bdf)));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &hbm));
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	m = bo_map(self->a, &hbm);
+	ASSERT_NE(NULL, m);
+	for (i = 0; i < 1024; i++)
+		m[i] = 0xfeed0000u + i;
+	ASSERT_EQ(0, queue_create(self->a, &q));
+	for (i = 0; i < 8; i++) {
+		pkt_wait(&p[0], sem.va, 1);
+		pkt_fill(&p[1], hbm.va, hbm.size, 0x0bad0bad);
+		ASSERT_EQ(0, submit(self->a, q.queue_id, p, 2, &s));
+	}
+	sfd = sync_file_of_point(self->a, q.syncobj, s);
+	ASSERT_LE(0, sfd);
+	EXPECT_EQ(0, sync_file_result(sfd, 0));
+	close(self->b);
+	self->b = -1;
+
+	/* Synchronous: returns once the driver's remove has run. */
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/unbind", bdf));
+	EXPECT_EQ(-ENODEV, sync_file_result(sfd, 30 * 1000));
+	close(sfd);
+	EXPECT_EQ(-ENODEV, submit(self->a, q.queue_id, p, 1, NULL));
+	EXPECT_EQ(-ENODEV, bo_create(self->a, 4096, DRM_M890_BO_HOST, &tmp));
+	EXPECT_EQ(0, m[0]);
+	EXPECT_EQ(0, m[1023]);
+	m[7] = 0x600d;
+	EXPECT_EQ(0x600d, m[7]);
+	munmap((void *)m, hbm.size);
+	EXPECT_EQ(0, close(self->a));
+	self->a = -1;
+
+	/* Bind again: the node comes back (polled, bounded) and works. */
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/bind", bdf));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/accel", bdf);
+	for (i = 0; i < 300 && access(path, F_OK); i++)
+		usleep(100 * 1000);
+	ASSERT_EQ(0, access(path, F_OK));
+	fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_bdf(fd, path, sizeof(path)));
+	EXPECT_STREQ(bdf, path);
+	ASSERT_EQ(0, bo_create(fd, 64 * 1024, DRM_M890_BO_HOST, &tmp));
+	ASSERT_EQ(0, queue_create(fd, &q));
+	pkt_fill(&p[0], tmp.va, tmp.size, 0x7e57);
+	ASSERT_EQ(0, submit(fd, q.queue_id, p, 1, &s));
+	ASSERT_EQ(0, wait_point(fd, q.syncobj, s));
+	EXPECT_EQ(1, point_status(fd, q.syncobj, s));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -8,8 +8,13 @@
  * queues, submission and timeline waits) and, for each argument, the
  * clean error a malformed call must get (pads, flags, sizes, handles and
  * queue ids of other files, bad packets, mmap abuse).  A packet that faults
- * must fail its timeline point and stop only its own queue.  Two tests race
- * threads against each other (BO create vs close, submit vs queue destroy).
+ * must fail its timeline point and stop only its own queue.  Race tests run
+ * threads against each other (BO create vs close, submit vs queue destroy,
+ * submit vs BO create/close, dma-buf export/import vs close).  Sizes past
+ * 2^31 and 2^32 bytes, mmap at offsets inside a BO (refused), refused submissions
+ * (no timeline point may be used up) and output fields of BO_INFO are
+ * checked against the "Kernel driver" classes of failure the project tests
+ * for.
  *
  * Each test opens its own file descriptor so tests are independent.  The
  * program uses kselftest_harness.h and prints TAP.
@@ -46,18 +51,6 @@
 /* ---- small helpers: each returns 0 or -errno ---- */
 
 #include "m890_test_util.h"
-
-static int query_info(int fd, struct drm_m890_device_info *info)
-{
-	struct drm_m890_query q = {
-		.type = DRM_M890_QUERY_DEVICE_INFO,
-		.size = sizeof(*info),
-		.data = (uintptr_t)info,
-	};
-
-	memset(info, 0, sizeof(*info));
-	return m890_ioctl(fd, DRM_IOCTL_M890_QUERY, &q);
-}
 
 /* A VA that no BO of a fresh file can occupy. */
 static __u64 unmapped_va(const struct drm_m890_device_info *info)
@@ -1115,6 +1108,272 @@ TEST_F(dev, destroy_queue_cancels_blocked_job)
 	EXPECT_EQ(-ECANCELED, point_status(fd2, q.syncobj, seq));
 	EXPECT_EQ(0, bo_wait(fd2, sem.handle, abs_timeout(WAIT_TIMEOUT_NS)));
 	close(fd2);
+}
+
+/* ---- sizes, mmap offsets, refused work, races (hazard classes) ---- */
+
+/* Value of an fdinfo key of @fd (number before any unit), or -1. */
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	if (!p || p[strlen(key)] != ':')
+		return -1;
+	return strtoll(p + strlen(key) + 1, NULL, 10);
+}
+
+/*
+ * Sizes past 2^31 and 2^32 bytes are not truncated to 32 bits: HBM sizes
+ * beyond the card's HBM fail with -ENOSPC (never a small BO), host sizes
+ * beyond the machine's memory with -ENOMEM, and nothing is left behind.
+ */
+TEST_F(dev, bo_create_past_32bit)
+{
+	static const __u64 sizes[] = {
+		(1ull << 31), (1ull << 31) + HBM_ALIGN, (1ull << 32), (1ull << 32) + HBM_ALIGN,
+	};
+	struct drm_m890_bo_create bo;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (sizes[i] <= self->info.hbm_size)
+			continue;
+		EXPECT_EQ(-ENOSPC, bo_create(self->fd, sizes[i], DRM_M890_BO_HBM, &bo))
+			TH_LOG("HBM size %#llx", (unsigned long long)sizes[i]);
+	}
+	EXPECT_EQ(-ENOMEM, bo_create(self->fd, 1ull << 40, DRM_M890_BO_HOST, &bo));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-total-hbm"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-total-host"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-hbm-mapped"));
+}
+
+/*
+ * mmap at an offset inside a BO is refused with -EINVAL (DRM finds BOs by
+ * their exact offset), for lengths inside and past the BO alike, and the
+ * BO's own mapping is unaffected.
+ */
+TEST_F(dev, mmap_offset_inside_bo)
+{
+	static const __u32 kinds[] = { DRM_M890_BO_HBM, DRM_M890_BO_HOST };
+	struct drm_m890_bo_create bo;
+	__u32 *all;
+	void *part;
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, bo_create(self->fd, 256 * 1024, kinds[k], &bo));
+		all = bo_map(self->fd, &bo);
+		ASSERT_NE(NULL, all);
+		all[64 * 1024 / 4] = 0x5eed;
+		part = mmap(NULL, 64 * 1024, PROT_READ, MAP_SHARED, self->fd,
+			    bo.mmap_offset + 64 * 1024);
+		EXPECT_EQ(MAP_FAILED, part);
+		EXPECT_EQ(EINVAL, errno);
+		if (part != MAP_FAILED)
+			munmap(part, 64 * 1024);
+		part = mmap(NULL, 128 * 1024, PROT_READ, MAP_SHARED, self->fd,
+			    bo.mmap_offset + 192 * 1024);
+		EXPECT_EQ(MAP_FAILED, part);
+		if (part != MAP_FAILED)
+			munmap(part, 128 * 1024);
+		EXPECT_EQ(0x5eed, all[64 * 1024 / 4]);
+		munmap(all, bo.size);
+		EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+	}
+}
+
+/* BO_INFO fills every output field, whatever the caller left in them. */
+TEST_F(dev, bo_info_sets_every_output)
+{
+	struct drm_m890_bo_create bo;
+	struct drm_m890_bo_info info;
+
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	memset(&info, 0xa5, sizeof(info));
+	info.handle = bo.handle;
+	info.pad = 0;
+	ASSERT_EQ(0, m890_ioctl(self->fd, DRM_IOCTL_M890_BO_INFO, &info));
+	EXPECT_EQ(DRM_M890_BO_HBM, info.flags);
+	EXPECT_EQ(bo.size, info.size);
+	EXPECT_EQ(bo.va, info.va);
+	EXPECT_EQ(bo.mmap_offset, info.mmap_offset);
+	EXPECT_EQ(self->info.fabric_id, info.peer_fabric_id);
+	EXPECT_EQ(0, info.pad);
+}
+
+/*
+ * A refused submission (bad packet, bad count, bad pointer) uses up no
+ * sequence number and leaves no fence behind: the next good one gets the
+ * next number and the timeline reaches it.
+ */
+TEST_F(q, refused_submit_leaves_no_point)
+{
+	union m890_packet p[2];
+	struct drm_m890_queue_state st;
+	__u64 s1, s2;
+	uint64_t val = 0;
+
+	pkt_nop(&p[0]);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 1, &s1));
+	pkt_nop(&p[1]);
+	p[1].hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 2, NULL));
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p,
+				  self->info.max_submit_packets + 1, NULL));
+	EXPECT_EQ(-EFAULT, submit(self->fd, self->q.queue_id, (void *)8, 1, NULL));
+	ASSERT_EQ(0, queue_state(self->fd, self->q.queue_id, &st));
+	EXPECT_EQ(s1, st.submitted_seqno);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 1, &s2));
+	EXPECT_EQ(s1 + 1, s2);
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, s2));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, s2));
+	EXPECT_EQ(0, drmSyncobjQuery(self->fd, &self->q.syncobj, &val, 1));
+	EXPECT_EQ(s2, val);
+}
+
+struct bo_churn {
+	int fd;
+	atomic_bool stop;
+	atomic_int errors;
+};
+
+static void *bo_churner(void *arg)
+{
+	struct bo_churn *c = arg;
+	struct drm_m890_bo_create bo;
+	int i;
+
+	for (i = 0; !atomic_load(&c->stop) && i < RACE_ROUNDS; i++) {
+		if (bo_create(c->fd, 64 * 1024, i & 1 ? DRM_M890_BO_HBM : DRM_M890_BO_HOST, &bo) ||
+		    gem_close(c->fd, bo.handle))
+			atomic_fetch_add(&c->errors, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Submissions race BO creation and GEM_CLOSE on the same file (the submit
+ * path takes every BO of the file): every submission succeeds, the data
+ * of the BO the jobs use is right, the churned BOs all go away.
+ */
+TEST_F(q, race_submit_bo_create_close)
+{
+	struct bo_churn c = { .fd = self->fd };
+	struct drm_m890_bo_create dst;
+	union m890_packet p;
+	__u64 seq = 0;
+	pthread_t t;
+	__u32 *m;
+	int i, ret;
+
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HOST, &dst));
+	m = bo_map(self->fd, &dst);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, pthread_create(&t, NULL, bo_churner, &c));
+	for (i = 0; i < 400; i++) {
+		pkt_fill(&p, dst.va, dst.size, 0x1000 + i);
+		ret = submit(self->fd, self->q.queue_id, &p, 1, &seq);
+		if (ret == -EAGAIN)
+			continue;
+		ASSERT_EQ(0, ret) TH_LOG("submit %d", i);
+	}
+	atomic_store(&c.stop, true);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, atomic_load(&c.errors));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(0, queue_error(self->fd, self->q.queue_id));
+	EXPECT_EQ(0x1000 + 399, m[0]);
+	EXPECT_EQ(0x1000 + 399, m[dst.size / 4 - 1]);
+	for (i = 0; i < 500 && fdinfo_value(self->fd, "drm-hbm-mapped") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-hbm-mapped"));
+	munmap(m, dst.size);
+}
+
+struct prime_race {
+	int a, b;
+	__u32 handle;
+	atomic_bool stop;
+	atomic_int errors;
+};
+
+/* Export from a, import on b (same card), check the VA, close both ends. */
+static void *prime_importer(void *arg)
+{
+	struct prime_race *r = arg;
+	struct drm_m890_bo_info info;
+	__u32 h;
+	int i, fd;
+
+	for (i = 0; i < 300 && !atomic_load(&r->stop); i++) {
+		if (drmPrimeHandleToFD(r->a, r->handle, DRM_CLOEXEC, &fd)) {
+			atomic_fetch_add(&r->errors, 1);
+			continue;
+		}
+		if (drmPrimeFDToHandle(r->b, fd, &h) || bo_info(r->b, h, &info) || !info.va ||
+		    gem_close(r->b, h))
+			atomic_fetch_add(&r->errors, 1);
+		close(fd);
+	}
+	atomic_store(&r->stop, true);
+	return NULL;
+}
+
+/* Meanwhile the exporter exports the same BO again and again. */
+static void *prime_exporter(void *arg)
+{
+	struct prime_race *r = arg;
+	int fd;
+
+	while (!atomic_load(&r->stop)) {
+		if (drmPrimeHandleToFD(r->a, r->handle, DRM_CLOEXEC, &fd))
+			atomic_fetch_add(&r->errors, 1);
+		else
+			close(fd);
+	}
+	return NULL;
+}
+
+/*
+ * dma-buf export and same-card import race each other and GEM_CLOSE:
+ * every import gets a VA in the importer's space, and once every handle
+ * and dma-buf is gone the BO's HBM is given back.
+ */
+TEST_F(dev, race_prime_export_import_close)
+{
+	struct prime_race r = { .a = self->fd };
+	struct drm_m890_bo_create bo;
+	pthread_t t[2];
+	int i;
+
+	r.b = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, r.b);
+	ASSERT_EQ(0, bo_create(self->fd, 1 << 20, DRM_M890_BO_HBM, &bo));
+	r.handle = bo.handle;
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, prime_importer, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, prime_exporter, &r));
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(0, atomic_load(&r.errors));
+	EXPECT_EQ(1 << 20, fdinfo_value(self->fd, "drm-hbm-mapped"));
+	EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+	for (i = 0; i < 500 && fdinfo_value(self->fd, "drm-hbm-mapped") != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-hbm-mapped"));
+	close(r.b);
 }
 
 TEST_HARNESS_MAIN
