@@ -187,7 +187,23 @@ enum m890_sw_op {
 	M890_SW_OP_ROUTE_GET = 6,	/* arg: fabric id; DATA0: route entry */
 	M890_SW_OP_ROUTE_SET = 7,	/* arg: fabric id; ARG0: route entry */
 	M890_SW_OP_PORT_INJECT = 8,	/* arg: port; ARG0: kind; ARG1: count */
+	/*
+	 * Cross-VM windows (spec §8.7).  An export is a range of the issuing
+	 * card's own HBM, named by a non-zero 64-bit key; a window is a grant
+	 * from the issuing card to one export of another card.
+	 */
+	M890_SW_OP_EXPORT_ADD = 9,	/* arg: slot; ARG0: key; ARG1: range */
+	M890_SW_OP_EXPORT_DEL = 10,	/* arg: slot; revokes its windows */
+	M890_SW_OP_WINDOW_OPEN = 11,	/* arg: owner fabric id; ARG0: key;
+					 * DATA0: range, DATA1: slot */
+	M890_SW_OP_WINDOW_CLOSE = 12,	/* arg: owner fabric id; ARG0: slot */
 };
+
+/* exports per card, and the range word of EXPORT_ADD / WINDOW_OPEN */
+#define M890_SW_EXPORTS			64
+#define M890_SW_RANGE_PAGE_SHIFT	12	/* 4 KiB units */
+#define M890_SW_RANGE_OFFSET_MASK	0x00000000ffffffffull	/* first page */
+#define M890_SW_RANGE_PAGES_SHIFT	32	/* pages, >= 1 */
 
 enum m890_sw_status {
 	M890_SW_OK = 0,
@@ -195,6 +211,9 @@ enum m890_sw_status {
 	M890_SW_ERANGE = 2,		/* port >= ports */
 	M890_SW_EPERM = 3,		/* not allowed from this card */
 	M890_SW_ENODEV = 4,		/* card not attached to a switch */
+	M890_SW_ENOENT = 5,		/* no such export (or wrong key) */
+	M890_SW_EBUSY = 6,		/* export slot in use */
+	M890_SW_ENOLINK = 7,		/* a port on the path is not oper UP */
 };
 
 /* PORT_GET result words in SW_DATA(i) */

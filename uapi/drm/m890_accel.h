@@ -25,6 +25,9 @@ enum drm_m890_ioctl_nr {
 	DRM_M890_QUEUE_DESTROY = 0x04,
 	DRM_M890_SUBMIT = 0x05,
 	DRM_M890_BO_WAIT = 0x06,
+	DRM_M890_FABRIC_EXPORT = 0x07,
+	DRM_M890_FABRIC_REVOKE = 0x08,
+	DRM_M890_FABRIC_IMPORT = 0x09,
 };
 
 /* Capability bits in drm_m890_device_info.capabilities. */
@@ -231,6 +234,73 @@ struct drm_m890_bo_wait {
 	__s64 timeout_ns;
 };
 
+/**
+ * struct drm_m890_fabric_export - offer an HBM BO to cards in other VMs.
+ * @handle: in, GEM handle of an HBM BO of this file.
+ * @flags: in, 0 (the driver picks a random key) or DRM_M890_EXPORT_KEY
+ *         (use @key as given, e.g. one derived from a communicator id).
+ * @key: in with DRM_M890_EXPORT_KEY (non-zero), else out: the key a peer
+ *       presents to DRM_M890_FABRIC_IMPORT.
+ * @fabric_id: out, this card's fabric id (hardware spec §8.1).
+ * @slot: out, the switch's export slot (§8.7), for diagnostics.
+ *
+ * The whole BO is exported; it stays exported until DRM_M890_FABRIC_REVOKE
+ * or until the BO is freed.  A BO is exported at most once.
+ *
+ * Errors: -ENOENT unknown handle, -EINVAL not an HBM BO, bad @flags or a
+ * zero key, -EEXIST already exported or key in use on this card, -ENOSPC
+ * no free export slot, -ENODEV card not on a switch.
+ */
+#define DRM_M890_EXPORT_KEY		(1u << 0)
+struct drm_m890_fabric_export {
+	__u32 handle;
+	__u32 flags;
+	__u64 key;
+	__u32 fabric_id;
+	__u32 slot;
+};
+
+/**
+ * struct drm_m890_fabric_revoke - withdraw an export.
+ * @handle: in, the exported BO.
+ * @flags: must be zero.
+ *
+ * Windows opened on the export stop working at once: accesses through
+ * them fault with M890_FAULT_FABRIC.  Errors: -ENOENT unknown handle or
+ * BO not exported, -EINVAL non-zero @flags.
+ */
+struct drm_m890_fabric_revoke {
+	__u32 handle;
+	__u32 flags;
+};
+
+/**
+ * struct drm_m890_fabric_import - open a window into another card's export.
+ * @fabric_id: in, fabric id of the owning card (any VM on the switch).
+ * @flags: must be zero.
+ * @key: in, the export's key.
+ * @handle: out, GEM handle of the window (BO_INFO reports
+ *          DRM_M890_BO_PEER); closing it closes the window.
+ * @pad: must be zero.
+ * @size: out, bytes of the window (the whole export).
+ * @va: out, the window's device VA in this file's context, mapped with
+ *      peer PTEs (spec §5.3).
+ *
+ * Errors: -ENOENT no export with @key on that card, -EPERM the cards are
+ * in different partitions, -ENOLINK a port on the path is not up,
+ * -EINVAL bad @fabric_id, @flags or @pad, -ENODEV card not on a switch,
+ * -ENOMEM no VA space.
+ */
+struct drm_m890_fabric_import {
+	__u32 fabric_id;
+	__u32 flags;
+	__u64 key;
+	__u32 handle;
+	__u32 pad;
+	__u64 size;
+	__u64 va;
+};
+
 #define DRM_IOCTL_M890_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_QUERY, struct drm_m890_query)
 #define DRM_IOCTL_M890_BO_CREATE \
@@ -245,6 +315,12 @@ struct drm_m890_bo_wait {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_SUBMIT, struct drm_m890_submit)
 #define DRM_IOCTL_M890_BO_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_M890_BO_WAIT, struct drm_m890_bo_wait)
+#define DRM_IOCTL_M890_FABRIC_EXPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_FABRIC_EXPORT, struct drm_m890_fabric_export)
+#define DRM_IOCTL_M890_FABRIC_REVOKE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_M890_FABRIC_REVOKE, struct drm_m890_fabric_revoke)
+#define DRM_IOCTL_M890_FABRIC_IMPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_M890_FABRIC_IMPORT, struct drm_m890_fabric_import)
 
 #if defined(__cplusplus)
 }
