@@ -48,6 +48,15 @@ int match_cmd(const char *word, const struct icnctl_cmd *cmds)
 	return match_word(word, names, n);
 }
 
+/*
+ * Base of a number word: 16 with a 0x prefix, else 10 (a leading zero does
+ * not make it octal: "010" is ten, as a user reading it expects).
+ */
+static int number_base(const char *s)
+{
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 /* Decimal (or 0x hex) number in 0..@max.  Returns 0 or -1. */
 int parse_u32(const char *s, uint32_t max, uint32_t *out)
 {
@@ -57,7 +66,7 @@ int parse_u32(const char *s, uint32_t max, uint32_t *out)
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
 	errno = 0;
-	v = strtoul(s, &end, 0);
+	v = strtoul(s, &end, number_base(s));
 	if (errno || *end || v > max)
 		return -1;
 	*out = (uint32_t)v;
@@ -73,7 +82,7 @@ int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, number_base(s));
 	if (errno || *end || v > max)
 		return -1;
 	*out = v;

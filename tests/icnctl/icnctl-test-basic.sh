@@ -47,6 +47,7 @@ t "switch JSON" test "$(icnctl -j switch show | icnctl-json 0 ports)" = 64
 t "port show 64: usage error, exit 2" test "$(rc icnctl port show 64)" = 2
 t "port show 64: names the range 0..63" grep -q 'port "64" is not in the range 0..63' $err
 t "port show 999: exit 2" test "$(rc icnctl port show 999)" = 2
+t "port show 010 is port 10 (decimal, not octal)" sh -c "icnctl port show 010 | grep -q '^port 10 '"
 cat $err | sed 's/^/# /'
 
 if [ "$cards" -ge 2 ]; then

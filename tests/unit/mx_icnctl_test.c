@@ -91,6 +91,8 @@ static void test_parse(void)
 	ok(parse_u32("0", 63, &v) == 0 && v == 0, "parse 0");
 	ok(parse_u32("63", 63, &v) == 0 && v == 63, "parse max");
 	ok(parse_u32("0x10", 63, &v) == 0 && v == 16, "parse hex");
+	ok(parse_u32("010", 63, &v) == 0 && v == 10, "parse leading zero as decimal");
+	ok(parse_u32("08", 63, &v) == 0 && v == 8, "parse 08 as decimal");
 	ok(parse_u32("64", 63, &v) == -1, "parse above max");
 	ok(parse_u32("-1", UINT32_MAX, &v) == -1, "parse negative");
 	ok(parse_u32("3x", 63, &v) == -1, "parse trailing junk");
@@ -275,6 +277,7 @@ static void test_fabric_args(void)
 	ok(parse_index("63", "port", 64, &v) == 0 && v == 63, "index 63 of 64");
 	ok(parse_index("64", "port", 64, &v) < 0, "index 64 of 64 refused");
 	ok(parse_u64("4294967296", 1ull << 32, &v64) == 0 && v64 == 1ull << 32, "u64 2^32");
+	ok(parse_u64("010", 63, &v64) == 0 && v64 == 10, "u64 leading zero as decimal");
 	ok(parse_u64("4294967297", 1ull << 32, &v64) < 0, "u64 past the maximum refused");
 
 	ok(parse_inject_kind("drop", &v) == 0 && v == ICN_INJECT_DROP, "inject drop");
