@@ -122,6 +122,12 @@ static int run_batch(struct icn_ctx *ctx, const char *path)
 			break;
 		}
 	}
+	/* A directory or an I/O error ends fgets() as end of file would. */
+	if (rc == EXIT_OK && ferror(f)) {
+		fprintf(stderr, "icnctl: cannot read batch file %s: %s\n", path,
+			strerror(errno));
+		rc = EXIT_FAIL;
+	}
 	if (f != stdin)
 		fclose(f);
 	return rc;

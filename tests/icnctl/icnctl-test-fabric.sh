@@ -170,6 +170,8 @@ printf 'port "show\n' >$b
 t "batch: unclosed quote exits 2" test "$(rc icnctl -b $b)" = 2
 t "batch from stdin" sh -c "echo 'switch show' | icnctl -b - | grep -q '^switch '"
 t "batch: missing file exits 1" test "$(rc icnctl -b /nonexistent)" = 1
+t "batch: a directory exits 1" test "$(rc icnctl -b /tmp)" = 1
+t "batch: a directory names the cause" grep -q 'cannot read batch file /tmp: Is a directory' $err
 
 # ---- unprivileged user ----
 if id user >/dev/null 2>&1 && su user -c 'icnctl -V' >/dev/null 2>&1; then
