@@ -367,7 +367,8 @@ static void fuzz_op(void)
         qpci_io_writel(c->dev, c->dev->msix_table_bar, e,
                        chance(50) ? 0 : rnd());
     } else if (k < 960) {
-        qtest_clock_step(qs->qts, below(100000));
+        /* qtest refuses a step of 0 ns ("could not advance time"). */
+        qtest_clock_step(qs->qts, 1 + below(100000));
     } else if (k < 990) {
         recover(c, below(M890T_NQ));
     } else if (k < 997) {
