@@ -4,9 +4,9 @@
  *
  * Long linear COPYs between memory the device can address directly (local
  * HBM, guest RAM) move their bytes on one worker thread per card, off the
- * BQL and off the main loop, as design.md §3 asks.  Device state stays
- * under the BQL: the bottom half checks the packet, translates every page
- * through the MMU (raising faults there), maps host pages with
+ * BQL and off the main loop.  Device state stays under the BQL: the
+ * bottom half checks the packet, translates every page through the MMU
+ * (raising faults there), maps host pages with
  * address_space_map() after checking that they are RAM the device may
  * access directly, charges the run's budget and queues a job of at most
  * M890_ASYNC_PIECE bytes.  The worker only memmove()s between the host

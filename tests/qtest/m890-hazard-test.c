@@ -2,8 +2,8 @@
 /*
  * DOC: qtest of the M890 command processor against device-model hazards
  *
- * One test per "Device model" class of the project's failure list, each
- * named after the class: DMA aimed at the card's own registers, doorbells,
+ * One test per class of device-model failure seen in emulated devices,
+ * each named after the class: DMA aimed at the card's own registers, doorbells,
  * MSI-X table and at a peer card's registers (the re-entrancy guard);
  * work that never ends (aliased page tables, self-linked tables) stays
  * bounded per run and stops on queue reset, device reset and FLR; zero
