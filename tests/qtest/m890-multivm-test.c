@@ -14,12 +14,14 @@
  * whole HBM of every card for the rest.  Covered: exports and windows
  * across VMs; cross-VM peer writes and reads and their counters;
  * link events across VMs; partitions, routes and injected drops set in
- * one VM applied to the other's transfers; a WAIT on another VM's semaphore woken by its
- * SIGNAL through the doorbell eventfd; a VM killed while a card of the
- * other VM waits on its semaphore (the WAIT fails with FABRIC); a new VM
- * on the freed ports, without the dead VM's exports and windows; the
- * daemon killed and restarted (ports down with events, ENODEV, FABRIC,
- * then reconnection, exports gone, and working peers once re-opened).
+ * one VM applied to the other's transfers (the partition check still
+ * refuses accesses through open windows); a WAIT on another VM's
+ * semaphore woken by its SIGNAL through the doorbell eventfd; a VM
+ * killed while a card of the other VM waits on its semaphore (the WAIT
+ * fails with FABRIC); a new VM on the freed ports, without the dead VM's
+ * exports and windows; the daemon killed and restarted (ports down with
+ * events, ENODEV, FABRIC, then reconnection, exports gone, and working
+ * peers once re-opened).
  */
 #include "qemu/osdep.h"
 #include <sys/wait.h>
