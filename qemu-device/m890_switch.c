@@ -17,6 +17,12 @@
  * result synchronously; state changes come back as events to every card.
  * The card property "switch-mgmt" (default on) is the management
  * permission of spec §8.3: without it changing commands answer EPERM.
+ *
+ * All cards of one VM form one trust domain (spec §8.7), so their peer
+ * accesses need no window.  The card property "trust-domain" (0..255,
+ * default 0) is a test hook: cards of one VM given different values are
+ * in different domains, so one VM can exercise exports, windows and
+ * revocation as if the cards were in VMs of their own.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -52,6 +58,7 @@ int m890_switch_attach(M890State *s, Error **errp)
         .hbm = s->hbm,
         .hbm_size = s->hbm_size,
         .kick = icn_switch_kick_cb,
+        .domain = s->trust_domain,
     };
     int ret;
 
@@ -121,9 +128,9 @@ void m890_switch_cmd(M890State *s, uint32_t cmd)
     } else if (remote) {
         s->sw_status = icn_remote_cmd(remote, s, cmd, s->sw_data);
     } else {
-        s->sw_status = icn_switch_command(s->sw->core, s->sw_mgmt, cmd,
-                                          s->sw_arg[0], s->sw_arg[1],
-                                          s->sw_data);
+        s->sw_status = icn_switch_command(s->sw->core, s->port, s->sw_mgmt,
+                                          cmd, s->sw_arg[0], s->sw_arg[1],
+                                          s->sw_data, NULL);
     }
     if (s->sw_status != M890_SW_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "m890: switch command 0x%x: status %u\n",
