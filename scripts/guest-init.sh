@@ -18,6 +18,30 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 hostname m890-guest
+
+# Under TCG on a loaded host a vCPU's local APIC timer very rarely stops
+# for good right after boot: every task that sleeps on that CPU then
+# hangs and RCU reports stalls.  Check from CPU 0 (whose timer drives
+# jiffies) that every CPU wakes from a short sleep; if one does not, ask
+# guest-run.sh for a fresh boot instead of running the command.
+taskset -p -c 0 $$ >/dev/null 2>&1
+c=1
+while [ "$c" -lt "$(nproc)" ]; do
+	taskset -c "$c" usleep 50000 &
+	p=$!
+	n=0
+	while kill -0 "$p" 2>/dev/null && [ "$n" -lt 50 ]; do
+		usleep 100000
+		n=$((n + 1))
+	done
+	if kill -0 "$p" 2>/dev/null; then
+		echo "M890-RETRY: cpu $c does not wake from a sleep (its local timer stopped)"
+		poweroff -f
+	fi
+	wait "$p"
+	c=$((c + 1))
+done
+taskset -p -c "0-$(($(nproc) - 1))" $$ >/dev/null 2>&1
 ip link set lo up 2>/dev/null
 
 for m in $(cat /lib/modules/load-order); do

@@ -140,8 +140,11 @@ fi
 # being exact (with it, an idle vCPU could miss its timer and stall RCU).
 # As a safety net /init prints M890-BOOTED
 # first thing, and a boot that has not shown it in time is restarted
-# (twice at most).  Hangs after boot are the command's and are never
-# retried.
+# (twice at most).  /init then checks that every vCPU wakes from a short
+# sleep (a vCPU whose local timer stopped after boot hangs every task
+# that sleeps on it) and prints M890-RETRY and powers off if one does
+# not; such a boot is restarted too.  Hangs after that are the command's
+# and are never retried.
 #
 # run_vm DIR VM PREFIX: boot VM number VM, print its console (each line
 # prefixed by PREFIX) and leave the guest's exit status in DIR/rc.
@@ -177,6 +180,10 @@ run_vm() {
 			continue
 		fi
 		wait "$pipeline"
+		if [ "$attempt" -lt 3 ] && grep -q '^M890-RETRY' "$dir/console.log"; then
+			echo "guest-run: ${prefix}guest asked for a fresh boot (attempt $attempt), restarting it" >&2
+			continue
+		fi
 		break
 	done
 	qrc=$(cat "$dir/qemu.rc" 2>/dev/null || echo 1)
