@@ -121,9 +121,9 @@ void m890_switch_cmd(M890State *s, uint32_t cmd)
     } else if (remote) {
         s->sw_status = icn_remote_cmd(remote, s, cmd, s->sw_data);
     } else {
-        s->sw_status = icn_switch_command(s->sw->core, s->sw_mgmt, cmd,
-                                          s->sw_arg[0], s->sw_arg[1],
-                                          s->sw_data);
+        s->sw_status = icn_switch_command(s->sw->core, s->port, s->sw_mgmt,
+                                          cmd, s->sw_arg[0], s->sw_arg[1],
+                                          s->sw_data, NULL);
     }
     if (s->sw_status != M890_SW_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "m890: switch command 0x%x: status %u\n",

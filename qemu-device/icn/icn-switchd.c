@@ -365,9 +365,9 @@ static void do_cmd(struct client *c, const struct icn_msg *m)
     } else if (q->rsvd[0] || q->rsvd[1] || (q->flags & ~ICN_CMD_F_MGMT)) {
         r.status = M890_SW_EINVAL;
     } else {
-        r.status = icn_switch_command(d.sw,
+        r.status = icn_switch_command(d.sw, q->port,
                                       c->mgmt && (q->flags & ICN_CMD_F_MGMT),
-                                      cmd, q->arg0, q->arg1, r.data);
+                                      cmd, q->arg0, q->arg1, r.data, NULL);
     }
     logmsg(1, "client %u: port %u command 0x%x: status %u", c->id, q->port,
            cmd, r.status);

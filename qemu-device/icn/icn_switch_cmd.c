@@ -45,9 +45,76 @@ static void icn_cmd_port_get(struct icn_switch *sw, unsigned int port,
     d[M890_SW_PORT_INJECT_DROPS] = pi.inject_drops;
 }
 
-static uint32_t icn_cmd_do(struct icn_switch *sw, bool mgmt, uint32_t op,
-                           uint32_t arg, uint64_t arg0, uint64_t arg1,
-                           uint64_t *d)
+/* Map a core error of an export or window opcode (spec §8.7). */
+static uint32_t icn_cmd_export_status(int ret)
+{
+    switch (ret) {
+    case 0:
+        return M890_SW_OK;
+    case -ERANGE:
+        return M890_SW_ERANGE;
+    case -ENODEV:
+        return M890_SW_ENODEV;
+    case -ENOENT:
+        return M890_SW_ENOENT;
+    case -EBUSY:
+        return M890_SW_EBUSY;
+    case -EACCES:
+        return M890_SW_EPERM;
+    case -ENETDOWN:
+        return M890_SW_ENOLINK;
+    default:
+        return M890_SW_EINVAL;
+    }
+}
+
+/*
+ * Opcodes 9..12 (spec §8.7), issued by the card on @port: exports of its
+ * own HBM and its windows on other cards' exports.
+ */
+static uint32_t icn_cmd_export(struct icn_switch *sw, unsigned int port,
+                               uint32_t op, uint32_t arg, uint64_t arg0,
+                               uint64_t arg1, uint64_t *d, int *changed)
+{
+    unsigned int owner = 0, slot = 0;
+    uint64_t range = 0;
+    int ret;
+
+    switch (op) {
+    case M890_SW_OP_EXPORT_ADD:
+        ret = icn_switch_export_add(sw, port, arg, arg0, arg1);
+        owner = port;
+        slot = arg;
+        break;
+    case M890_SW_OP_EXPORT_DEL:
+        ret = icn_switch_export_del(sw, port, arg);
+        owner = port;
+        slot = arg;
+        break;
+    case M890_SW_OP_WINDOW_OPEN:
+        ret = icn_switch_window_open(sw, port, arg, arg0, &owner, &slot,
+                                     &range);
+        d[0] = range;
+        d[1] = slot;
+        break;
+    default:    /* M890_SW_OP_WINDOW_CLOSE */
+        if (arg0 >= M890_SW_EXPORTS) {
+            return M890_SW_ERANGE;
+        }
+        slot = (unsigned int)arg0;
+        ret = icn_switch_window_close(sw, port, arg, slot, &owner);
+        break;
+    }
+    if (!ret && changed) {
+        *changed = (int)(owner << 8 | slot);
+    }
+    return icn_cmd_export_status(ret);
+}
+
+static uint32_t icn_cmd_do(struct icn_switch *sw, unsigned int port,
+                           bool mgmt, uint32_t op, uint32_t arg,
+                           uint64_t arg0, uint64_t arg1, uint64_t *d,
+                           int *changed)
 {
     bool changes;
 
@@ -57,6 +124,16 @@ static uint32_t icn_cmd_do(struct icn_switch *sw, bool mgmt, uint32_t op,
     case M890_SW_OP_ROUTE_GET:
         changes = false;
         break;
+    case M890_SW_OP_EXPORT_ADD:
+    case M890_SW_OP_EXPORT_DEL:
+    case M890_SW_OP_WINDOW_OPEN:
+    case M890_SW_OP_WINDOW_CLOSE:
+        /* a card offers only its own HBM: no management permission */
+        if (arg >= (op <= M890_SW_OP_EXPORT_DEL ? M890_SW_EXPORTS :
+                    ICN_SWITCH_PORTS)) {
+            return M890_SW_ERANGE;      /* slot, or fabric id */
+        }
+        return icn_cmd_export(sw, port, op, arg, arg0, arg1, d, changed);
     case M890_SW_OP_PORT_SET_ADMIN:
     case M890_SW_OP_PORT_CLEAR:
     case M890_SW_OP_PORT_SET_PARTITION:
@@ -113,19 +190,27 @@ static uint32_t icn_cmd_do(struct icn_switch *sw, bool mgmt, uint32_t op,
     }
 }
 
-uint32_t icn_switch_command(struct icn_switch *sw, bool mgmt, uint32_t cmd,
-                            uint64_t arg0, uint64_t arg1, uint64_t *d)
+uint32_t icn_switch_command(struct icn_switch *sw, unsigned int port,
+                            bool mgmt, uint32_t cmd, uint64_t arg0,
+                            uint64_t arg1, uint64_t *d, int *changed)
 {
     uint32_t status;
+    int dummy;
 
+    if (!changed) {
+        changed = &dummy;
+    }
+    *changed = -1;
     memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
     if (cmd >> 16) {
         return M890_SW_EINVAL;
     }
-    status = icn_cmd_do(sw, mgmt, cmd & 0xff,
-                        (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff, arg0, arg1, d);
+    status = icn_cmd_do(sw, port, mgmt, cmd & 0xff,
+                        (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff, arg0, arg1, d,
+                        changed);
     if (status != M890_SW_OK) {
         memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
+        *changed = -1;
     }
     return status;
 }

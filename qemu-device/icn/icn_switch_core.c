@@ -12,6 +12,14 @@
  * (Documentation/hardware-spec.rst §8.1); the core checks that, hands out
  * the peer's HBM pointer, and counts every transfer and every refusal.
  *
+ * Trust domains (§8.7): every card carries the domain of its endpoint.
+ * Each port has M890_SW_EXPORTS export slots (key, page range, and a
+ * 64-bit set of the ports holding a window on it).  A transfer between
+ * cards of different domains is accepted only when it lies inside one
+ * export of the destination on which the issuer holds a window; the scan
+ * is over the destination's 64 slots, under the same mutex as the other
+ * checks, so an EXPORT_DEL that returned is seen by every later transfer.
+ *
  * Locking: one mutex protects all port state.  Callbacks are collected
  * under the mutex and called after it is released, so a callback may call
  * any core function.
@@ -32,6 +40,7 @@ struct icn_port {
     uint32_t partition;
     uint64_t inject_drops;      /* transfers still to drop */
     uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts, errors, link_down;
+    struct icn_export_info exp[M890_SW_EXPORTS];    /* key 0: free */
 };
 
 struct icn_switch {
@@ -160,6 +169,23 @@ static bool icn_update_oper(struct icn_port *p)
     return true;
 }
 
+/*
+ * Drop the exports of @port and every window the card on @port holds
+ * (spec §8.7: a card that leaves loses both); lock held.
+ */
+static void icn_drop_exports(struct icn_switch *sw, unsigned int port)
+{
+    uint64_t bit = 1ull << port;
+    unsigned int i, j;
+
+    memset(sw->port[port].exp, 0, sizeof(sw->port[port].exp));
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        for (j = 0; j < M890_SW_EXPORTS; j++) {
+            sw->port[i].exp[j].windows &= ~bit;
+        }
+    }
+}
+
 int icn_switch_attach(struct icn_switch *sw, unsigned int port,
               const struct icn_endpoint *ep)
 {
@@ -182,6 +208,7 @@ int icn_switch_attach(struct icn_switch *sw, unsigned int port,
     }
     p->present = true;
     p->ep = *ep;
+    icn_drop_exports(sw, port);
     icn_update_oper(p);
     icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
     pthread_mutex_unlock(&sw->lock);
@@ -208,6 +235,7 @@ int icn_switch_detach(struct icn_switch *sw, unsigned int port)
     p->present = false;
     p->link_error = false;
     memset(&p->ep, 0, sizeof(p->ep));
+    icn_drop_exports(sw, port);
     icn_update_oper(p);
     if (nt)
         icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
@@ -415,6 +443,34 @@ static bool icn_take_drop(struct icn_port *a, struct icn_port *b)
     return false;
 }
 
+/*
+ * True if [@offset, @offset + @len) lies inside one export of @b on which
+ * port @src holds a window (spec §8.7); lock held.
+ */
+static bool icn_in_window(const struct icn_port *b, unsigned int src,
+                          uint64_t offset, uint64_t len)
+{
+    uint64_t bit = 1ull << src, start, size;
+    unsigned int i;
+
+    for (i = 0; i < M890_SW_EXPORTS; i++) {
+        const struct icn_export_info *x = &b->exp[i];
+
+        if (!x->key || !(x->windows & bit)) {
+            continue;
+        }
+        start = (x->range & M890_SW_RANGE_OFFSET_MASK) <<
+                M890_SW_RANGE_PAGE_SHIFT;
+        size = (x->range >> M890_SW_RANGE_PAGES_SHIFT) <<
+               M890_SW_RANGE_PAGE_SHIFT;
+        if (offset >= start && offset - start <= size &&
+            len <= size - (offset - start)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
             unsigned int fid, uint64_t offset, uint64_t len,
             uint8_t **ptr, unsigned int *egress)
@@ -427,7 +483,10 @@ int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
     ret = icn_reachable_locked(sw, src, fid, &e);
     if (!ret) {
         b = &sw->port[e];
-        if (!b->ep.hbm || offset > b->ep.hbm_size ||
+        if (b->ep.domain != sw->port[src].ep.domain &&
+            !icn_in_window(b, src, offset, len))
+            ret = -EPERM;
+        else if (!b->ep.hbm || offset > b->ep.hbm_size ||
             len > b->ep.hbm_size - offset)
             ret = -ERANGE;
         else if (icn_take_drop(&sw->port[src], b))
@@ -576,4 +635,196 @@ int icn_switch_mirror_port(struct icn_switch *sw, unsigned int port,
     p->partition = partition;
     pthread_mutex_unlock(&sw->lock);
     return 0;
+}
+
+/* Pages of the HBM of @p (0 if none attached); lock held. */
+static uint64_t icn_hbm_pages(const struct icn_port *p)
+{
+    return p->present ? p->ep.hbm_size >> M890_SW_RANGE_PAGE_SHIFT : 0;
+}
+
+int icn_switch_export_add(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot, uint64_t key, uint64_t range)
+{
+    uint64_t first = range & M890_SW_RANGE_OFFSET_MASK;
+    uint64_t pages = range >> M890_SW_RANGE_PAGES_SHIFT;
+    struct icn_port *p;
+    unsigned int i;
+    int ret = 0;
+
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    p = &sw->port[port];
+    if (!p->present) {
+        ret = -ENODEV;
+    } else if (!key || !pages || first > icn_hbm_pages(p) ||
+               pages > icn_hbm_pages(p) - first) {
+        ret = -EINVAL;
+    } else if (p->exp[slot].key) {
+        ret = -EBUSY;
+    } else {
+        for (i = 0; i < M890_SW_EXPORTS; i++) {
+            if (p->exp[i].key == key) {
+                ret = -EBUSY;
+                break;
+            }
+        }
+    }
+    if (!ret) {
+        p->exp[slot].key = key;
+        p->exp[slot].range = range;
+        p->exp[slot].windows = 0;
+    }
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+int icn_switch_export_del(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot)
+{
+    struct icn_export_info *x;
+    int ret = 0;
+
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    x = &sw->port[port].exp[slot];
+    if (!x->key)
+        ret = -ENOENT;
+    else
+        memset(x, 0, sizeof(*x));
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+/* The port route[@fid] leads to, or -ENOENT if disabled; lock held. */
+static int icn_route_port(struct icn_switch *sw, unsigned int fid)
+{
+    uint64_t route = sw->route[fid];
+
+    if (!(route & M890_SW_ROUTE_ENABLED))
+        return -ENOENT;
+    return (int)(route & M890_SW_ROUTE_EGRESS_MASK);
+}
+
+int icn_switch_window_open(struct icn_switch *sw, unsigned int src,
+                           unsigned int fid, uint64_t key,
+                           unsigned int *owner, unsigned int *slot,
+                           uint64_t *range)
+{
+    const struct icn_port *a, *b;
+    unsigned int i;
+    int e, ret = -ENOENT;
+
+    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    a = &sw->port[src];
+    e = icn_route_port(sw, fid);
+    if (!a->present) {
+        ret = -ENODEV;
+        goto out;
+    }
+    if (e < 0 || !sw->port[e].present)
+        goto out;
+    b = &sw->port[e];
+    /* partition first: another partition learns nothing about its keys */
+    if (a->partition != b->partition) {
+        ret = -EACCES;
+        goto out;
+    }
+    if (a->oper != M890_LINK_UP || b->oper != M890_LINK_UP) {
+        ret = -ENETDOWN;
+        goto out;
+    }
+    for (i = 0; key && i < M890_SW_EXPORTS; i++) {
+        if (b->exp[i].key == key) {
+            sw->port[e].exp[i].windows |= 1ull << src;
+            *owner = (unsigned int)e;
+            *slot = i;
+            *range = b->exp[i].range;
+            ret = 0;
+            break;
+        }
+    }
+out:
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+int icn_switch_window_close(struct icn_switch *sw, unsigned int src,
+                            unsigned int fid, unsigned int slot,
+                            unsigned int *owner)
+{
+    struct icn_export_info *x;
+    uint64_t bit = 1ull << (src & 63);
+    int e, ret = -ENOENT;
+
+    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS ||
+        slot >= M890_SW_EXPORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    e = icn_route_port(sw, fid);
+    if (e >= 0) {
+        x = &sw->port[e].exp[slot];
+        if (x->key && (x->windows & bit)) {
+            x->windows &= ~bit;
+            *owner = (unsigned int)e;
+            ret = 0;
+        }
+    }
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+int icn_switch_export_get(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot, struct icn_export_info *info)
+{
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    *info = sw->port[port].exp[slot];
+    pthread_mutex_unlock(&sw->lock);
+    return 0;
+}
+
+int icn_switch_export_mirror(struct icn_switch *sw, unsigned int port,
+                             unsigned int slot, uint64_t range,
+                             uint64_t windows)
+{
+    struct icn_export_info *x;
+    int ret = 0;
+
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+        return -ERANGE;
+    if (range && !(range >> M890_SW_RANGE_PAGES_SHIFT))
+        return -EINVAL;
+    pthread_mutex_lock(&sw->lock);
+    if (!sw->port[port].present) {
+        ret = -ENODEV;
+    } else {
+        x = &sw->port[port].exp[slot];
+        x->key = range ? 1 : 0;
+        x->range = range;
+        x->windows = range ? windows : 0;
+    }
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
+}
+
+int icn_switch_domain(struct icn_switch *sw, unsigned int port,
+                      uint32_t *domain)
+{
+    int ret = 0;
+
+    if (port >= ICN_SWITCH_PORTS)
+        return -ERANGE;
+    pthread_mutex_lock(&sw->lock);
+    if (sw->port[port].present)
+        *domain = sw->port[port].ep.domain;
+    else
+        ret = -ENODEV;
+    pthread_mutex_unlock(&sw->lock);
+    return ret;
 }

@@ -30,12 +30,17 @@
  * @hbm_size: bytes of HBM.
  * @kick: optional; called after any SIGNAL on the fabric so that waiting
  *        queues re-check their condition.  Must only schedule work.
+ * @domain: trust domain of the card (spec §8.7): the in-process switch
+ *          puts every card in domain 0, icn-switchd one domain per
+ *          client.  A peer access between cards of different domains
+ *          must fall inside a window.
  */
 struct icn_endpoint {
     void *opaque;
     uint8_t *hbm;
     uint64_t hbm_size;
     void (*kick)(void *opaque);
+    uint32_t domain;
 };
 
 /**
@@ -173,7 +178,10 @@ int icn_switch_reachable(struct icn_switch *sw, unsigned int src,
 /*
  * One transfer of @len bytes at @offset of the HBM of destination fabric
  * id @fid, initiated by the card on @src (spec §8.1): applies the route,
- * the presence, link and partition checks, the bounds (-ERANGE) and
+ * the presence, link and partition checks, the window check of §8.7
+ * between cards of different trust domains (-EPERM unless
+ * [@offset, @offset + @len) lies inside one export of the destination
+ * card on which @src has a window), the bounds (-ERANGE) and
  * injected drops (-EIO, consumes one), returns a host pointer in *@ptr and
  * the egress port in *@egress (for icn_switch_account()).  Every refusal
  * counts one error on @src.  The pointer stays valid while the card is
@@ -231,5 +239,89 @@ int icn_switch_add_counters(struct icn_switch *sw, unsigned int port,
 int icn_switch_mirror_port(struct icn_switch *sw, unsigned int port,
                            unsigned int admin, unsigned int oper,
                            uint32_t partition);
+
+/*
+ * Exports and windows across trust domains (spec §8.7).  Every port has
+ * M890_SW_EXPORTS export slots; an export is a range of the card's own
+ * HBM named by a non-zero key, and carries the set of ports that opened
+ * a window on it.  A card that leaves (detach) loses its exports and its
+ * windows; attach starts a port with neither.
+ */
+
+/**
+ * struct icn_export_info - one export slot.
+ * @key: the export's key; 0 when the slot is free.  icn-switchd's
+ *       clients keep copies without keys (icn_switch_export_mirror()),
+ *       where @key is 1 for a used slot.
+ * @range: first page | pages << 32, in 4 KiB pages (M890_SW_RANGE_*);
+ *         0 when the slot is free.
+ * @windows: bit N set: the card on port N has a window on this export.
+ */
+struct icn_export_info {
+    uint64_t key;
+    uint64_t range;
+    uint64_t windows;
+};
+
+/*
+ * EXPORT_ADD: offer pages [first, first + pages) of the HBM of the card
+ * on @port under @key in @slot, @range = first | pages << 32.  Returns 0,
+ * -ERANGE (@port or @slot >= 64), -ENODEV (no card on @port), -EINVAL
+ * (@key 0, 0 pages, a range past the card's HBM), -EBUSY (@slot in use or
+ * @key already used by another slot of the card).
+ */
+int icn_switch_export_add(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot, uint64_t key, uint64_t range);
+
+/*
+ * EXPORT_DEL: free @slot of @port and close every window on it; accesses
+ * checked after the call returns are refused.  Returns 0, -ERANGE or
+ * -ENOENT (slot free).
+ */
+int icn_switch_export_del(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot);
+
+/*
+ * WINDOW_OPEN: the card on @src opens a window on the export named @key
+ * of the card reached by route[@fid].  On success *@owner, *@slot and
+ * *@range are the export's port, slot and range word.  Returns 0, -ERANGE
+ * (@src or @fid >= 64), -ENODEV (no card on @src), -ENOENT (route
+ * disabled, no card there, or no export with @key: the three look the
+ * same to the issuer), -EACCES (partitions differ) or -ENETDOWN (a port
+ * not oper UP), checked in that order.  Opening twice keeps one window.
+ */
+int icn_switch_window_open(struct icn_switch *sw, unsigned int src,
+                           unsigned int fid, uint64_t key,
+                           unsigned int *owner, unsigned int *slot,
+                           uint64_t *range);
+
+/*
+ * WINDOW_CLOSE: close the window of the card on @src on export @slot of
+ * the card reached by route[@fid]; *@owner receives that port.  Returns
+ * 0, -ERANGE (@src, @fid or @slot >= 64) or -ENOENT (route disabled, or
+ * no such window).
+ */
+int icn_switch_window_close(struct icn_switch *sw, unsigned int src,
+                            unsigned int fid, unsigned int slot,
+                            unsigned int *owner);
+
+/* Snapshot of export @slot of @port.  Returns 0 or -ERANGE. */
+int icn_switch_export_get(struct icn_switch *sw, unsigned int port,
+                          unsigned int slot, struct icn_export_info *info);
+
+/*
+ * Set export @slot of @port to what icn-switchd reports (@range 0: free),
+ * with the window set @windows.  For the clients' copies of the switch,
+ * which check accesses but never decide exports.  Returns 0, -ERANGE,
+ * -ENODEV (no card on @port: the copy has not mapped it) or -EINVAL (a
+ * used slot with 0 pages).
+ */
+int icn_switch_export_mirror(struct icn_switch *sw, unsigned int port,
+                             unsigned int slot, uint64_t range,
+                             uint64_t windows);
+
+/* Trust domain of @port (its endpoint's @domain), or -ERANGE/-ENODEV. */
+int icn_switch_domain(struct icn_switch *sw, unsigned int port,
+                      uint32_t *domain);
 
 #endif /* ICN_SWITCH_CORE_H */

@@ -8,7 +8,9 @@
  * PORT_SET_PARTITION, ROUTE_GET/ROUTE_SET and PORT_INJECT, the events of
  * §8.4 they send, the order of the status checks, and what §8.1 makes of
  * peer accesses under partitions, routes and injected errors (FABRIC
- * queue errors, counted on the issuing card's port).
+ * queue errors, counted on the issuing card's port), and the export and
+ * window opcodes of §8.7 with each of their statuses (all cards of one
+ * VM share a trust domain, so their peer accesses need no window).
  */
 #include "qemu/osdep.h"
 #include "libqtest.h"
@@ -425,7 +427,7 @@ static void test_status_order(void)
                      M890_LINK_UP);
 
     /* order: EINVAL (opcode, reserved) < ERANGE < EPERM < EINVAL (values) */
-    g_assert_cmpuint(sw_cmd(c, 9, 64, 0, 0), ==, M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(c, 13, 64, 0, 0), ==, M890_SW_EINVAL);
     g_assert_cmpuint(sw_cmd(c, M890_SW_OP_ROUTE_SET | 1 << 16, 64, 0, 0), ==,
                      M890_SW_EINVAL);
     g_assert_cmpuint(sw_cmd(c, M890_SW_OP_PORT_SET_PARTITION, 64, 99, 0), ==,
@@ -448,6 +450,117 @@ static void test_status_order(void)
     g_assert_cmpuint(sw_cmd(a, M890_SW_OP_ROUTE_GET, 99, 0, 0), ==,
                      M890_SW_ERANGE);
     g_assert_cmphex(rdq(a, M890_REG_SW_DATA(0)), ==, 0);
+}
+
+#define RANGE(first, pages) ((uint64_t)(first) | \
+                             (uint64_t)(pages) << M890_SW_RANGE_PAGES_SHIFT)
+#define HBM_PAGES       (HBM_SIZE >> M890_SW_RANGE_PAGE_SHIFT)
+
+/* Opcodes 9..12 (spec §8.7): every status, DATA words, no permission. */
+static void test_exports(void)
+{
+    Card *a = &cards[0], *b = &cards[1], *c = &cards[2];
+    uint64_t key = 0x1234567890abcdefull;
+
+    /* EXPORT_ADD: slot range, bad values, then the order EINVAL < EBUSY */
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, M890_SW_EXPORTS, key,
+                            RANGE(0, 1)), ==, M890_SW_ERANGE);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, 0, RANGE(0, 1)), ==,
+                     M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, key, RANGE(0, 0)),
+                     ==, M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, key,
+                            RANGE(HBM_PAGES, 1)), ==, M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, key,
+                            RANGE(1, HBM_PAGES)), ==, M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, key,
+                            RANGE(0xffffffffu, 2)), ==, M890_SW_EINVAL);
+    /* the whole HBM is a valid range; reserved command bits are not */
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD | 1 << 16, 0, key,
+                            RANGE(0, HBM_PAGES)), ==, M890_SW_EINVAL);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 0, key,
+                            RANGE(0, HBM_PAGES)), ==, M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_DEL, 0, 0, 0), ==,
+                     M890_SW_OK);
+    /* card 2 has no management permission: exports need none */
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_ADD, 5, key, RANGE(16, 4)),
+                     ==, M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_ADD, 5, key + 1,
+                            RANGE(0, 1)), ==, M890_SW_EBUSY);
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_ADD, 6, key, RANGE(0, 1)),
+                     ==, M890_SW_EBUSY);
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_ADD, 6, key, RANGE(0, 0)),
+                     ==, M890_SW_EINVAL);
+    /* keys are per card: card 1 may use the same one */
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_ADD, 5, key, RANGE(0, 1)),
+                     ==, M890_SW_OK);
+
+    /* WINDOW_OPEN: DATA0 range, DATA1 slot; ENOENT for a wrong key */
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 64, key, 0), ==,
+                     M890_SW_ERANGE);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 2, key ^ 1, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmphex(rdq(a, M890_REG_SW_DATA(0)), ==, 0);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 2, 0, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 9, key, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmphex(rdq(a, M890_REG_SW_DATA(0)), ==, RANGE(16, 4));
+    g_assert_cmphex(rdq(a, M890_REG_SW_DATA(1)), ==, 5);
+    for (int w = 2; w < M890_SW_DATA_WORDS; w++) {
+        g_assert_cmphex(rdq(a, M890_REG_SW_DATA(w)), ==, 0);
+    }
+    /* opening twice keeps one window: one close removes it */
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_OK);
+    /* EPERM: partitions differ; ENOLINK: the owner's link is down */
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_PORT_SET_PARTITION, 2, 4, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_EPERM);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_PORT_SET_PARTITION, 2, 0, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_PORT_SET_ADMIN, 2, 0, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_ENOLINK);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_PORT_SET_ADMIN, 2, 1, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_OK);
+
+    /* one VM is one trust domain: peer access needs no window */
+    g_assert_cmphex(copy_out(a, VA_PEER(1), 64), ==, Q_OK);
+
+    /* WINDOW_CLOSE: ERANGE (fabric id, slot), ENOENT (no such window) */
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 64, 5, 0), ==,
+                     M890_SW_ERANGE);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 2, M890_SW_EXPORTS,
+                            0), ==, M890_SW_ERANGE);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 2, 6, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 1, 5, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 2, 5, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_CLOSE, 2, 5, 0), ==,
+                     M890_SW_ENOENT);
+
+    /* EXPORT_DEL: ERANGE, revokes card 1's window, then ENOENT */
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_DEL, M890_SW_EXPORTS, 0, 0),
+                     ==, M890_SW_ERANGE);
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_DEL, 5, 0, 0), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_WINDOW_CLOSE, 2, 5, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(c, M890_SW_OP_EXPORT_DEL, 5, 0, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a, M890_SW_OP_WINDOW_OPEN, 2, key, 0), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(b, M890_SW_OP_EXPORT_DEL, 5, 0, 0), ==,
+                     M890_SW_OK);
 }
 
 static void card_init(int i)
@@ -494,6 +607,7 @@ int main(int argc, char **argv)
     qtest_add_func("/m890-switch/route", test_route);
     qtest_add_func("/m890-switch/inject", test_inject);
     qtest_add_func("/m890-switch/status-order", test_status_order);
+    qtest_add_func("/m890-switch/exports", test_exports);
     ret = g_test_run();
     qtest_shutdown(qs);
     return ret;

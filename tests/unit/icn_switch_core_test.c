@@ -4,13 +4,16 @@
  *
  * Exercises attach/detach, admin state, reachability (presence, link,
  * partition, route), peer pointer bounds, routes, error injection,
- * counters and the three event types without QEMU.  Build: gcc -std=c11 -fsanitize=address,undefined -Iinclude
+ * counters, the three event types, and exports, windows and the trust
+ * domain check of spec §8.7 (core calls and the command decoder) without
+ * QEMU.  Build: gcc -std=c11 -fsanitize=address,undefined -Iinclude
  * -Iqemu-device/icn qemu-device/icn/icn_switch_core.c this file -lpthread
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "icn_switch_cmd.h"
 #include "icn_switch_core.h"
 
 static int passed, failed;
@@ -357,6 +360,204 @@ static void test_counters(void)
     icn_switch_free(NULL);
 }
 
+#define RANGE(first, pages) ((uint64_t)(first) | \
+                             (uint64_t)(pages) << M890_SW_RANGE_PAGES_SHIFT)
+
+/* Core calls: exports, windows, the window check and their lifetime. */
+static void test_exports(void)
+{
+    struct icn_switch *sw = icn_switch_new(0);
+    struct card a = { 0 }, b = { 0 }, c = { 0 };
+    struct icn_endpoint ea = ep_of(&a), eb = ep_of(&b), ec = ep_of(&c);
+    struct icn_export_info xi;
+    unsigned int owner = 99, slot = 99, e;
+    uint64_t range = 0;
+    uint32_t dom = 7;
+    uint8_t *ptr;
+
+    ea.domain = 1;
+    eb.domain = 2;
+    ec.domain = 1;
+    icn_switch_attach(sw, 0, &ea);      /* domain 1 */
+    icn_switch_attach(sw, 1, &eb);      /* domain 2: hbm 2 pages */
+    icn_switch_attach(sw, 2, &ec);      /* domain 1 */
+    CHECK(icn_switch_domain(sw, 1, &dom) == 0 && dom == 2);
+    CHECK(icn_switch_domain(sw, 5, &dom) == -ENODEV);
+    CHECK(icn_switch_domain(sw, 64, &dom) == -ERANGE);
+
+    /* same domain: no window needed; different: refused, one error */
+    CHECK(icn_switch_peer_ptr(sw, 0, 2, 0, 16, &ptr, &e) == 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 0, 16, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 1, 0, 4096, 1, &ptr, &e) == -EPERM);
+    {
+        struct icn_port_info pi;
+
+        icn_switch_port_get(sw, 0, &pi);
+        CHECK(pi.errors == 1);
+    }
+
+    /* EXPORT_ADD argument checks */
+    CHECK(icn_switch_export_add(sw, 1, 64, 5, RANGE(0, 1)) == -ERANGE);
+    CHECK(icn_switch_export_add(sw, 64, 0, 5, RANGE(0, 1)) == -ERANGE);
+    CHECK(icn_switch_export_add(sw, 5, 0, 5, RANGE(0, 1)) == -ENODEV);
+    CHECK(icn_switch_export_add(sw, 1, 0, 0, RANGE(0, 1)) == -EINVAL);
+    CHECK(icn_switch_export_add(sw, 1, 0, 5, RANGE(0, 0)) == -EINVAL);
+    CHECK(icn_switch_export_add(sw, 1, 0, 5, RANGE(1, 2)) == -EINVAL);
+    CHECK(icn_switch_export_add(sw, 1, 0, 5, RANGE(2, 1)) == -EINVAL);
+    CHECK(icn_switch_export_add(sw, 1, 0, 5, RANGE(0xffffffffu, 2)) ==
+          -EINVAL);
+    CHECK(icn_switch_export_add(sw, 1, 3, 5, RANGE(1, 1)) == 0);
+    CHECK(icn_switch_export_add(sw, 1, 3, 6, RANGE(0, 1)) == -EBUSY);
+    CHECK(icn_switch_export_add(sw, 1, 4, 5, RANGE(0, 1)) == -EBUSY);
+    /* the same key on another card is fine */
+    CHECK(icn_switch_export_add(sw, 0, 4, 5, RANGE(0, 2)) == 0);
+    CHECK(icn_switch_export_get(sw, 1, 3, &xi) == 0);
+    CHECK(xi.key == 5 && xi.range == RANGE(1, 1) && xi.windows == 0);
+    CHECK(icn_switch_export_get(sw, 1, 64, &xi) == -ERANGE);
+
+    /* an export alone opens nothing */
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 16, &ptr, &e) == -EPERM);
+
+    /* WINDOW_OPEN */
+    CHECK(icn_switch_window_open(sw, 0, 64, 5, &owner, &slot, &range) ==
+          -ERANGE);
+    CHECK(icn_switch_window_open(sw, 0, 1, 6, &owner, &slot, &range) ==
+          -ENOENT);
+    CHECK(icn_switch_window_open(sw, 0, 1, 0, &owner, &slot, &range) ==
+          -ENOENT);
+    CHECK(icn_switch_window_open(sw, 0, 9, 5, &owner, &slot, &range) ==
+          -ENOENT);
+    CHECK(icn_switch_window_open(sw, 7, 1, 5, &owner, &slot, &range) ==
+          -ENODEV);
+    CHECK(icn_switch_window_open(sw, 0, 1, 5, &owner, &slot, &range) == 0);
+    CHECK(owner == 1 && slot == 3 && range == RANGE(1, 1));
+    CHECK(icn_switch_window_open(sw, 0, 1, 5, &owner, &slot, &range) == 0);
+    CHECK(icn_switch_export_get(sw, 1, 3, &xi) == 0 && xi.windows == 1);
+
+    /* inside the window only, entirely inside */
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 4096, &ptr, &e) == 0);
+    CHECK(ptr == b.hbm + 4096 && e == 1);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 8191, 1, &ptr, &e) == 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4095, 2, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 4097, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 0, 1, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, UINT64_MAX, 2, &ptr, &e) == -EPERM);
+    /* the window is the issuer's: port 2 (domain 1 too) has none */
+    CHECK(icn_switch_peer_ptr(sw, 2, 1, 4096, 1, &ptr, &e) == -EPERM);
+    /* and one-way: port 1 reaching port 0 needs its own window */
+    CHECK(icn_switch_peer_ptr(sw, 1, 0, 0, 1, &ptr, &e) == -EPERM);
+
+    /* partition change: the window stays, the access fails §8.1 */
+    icn_switch_set_partition(sw, 1, 3);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == -EACCES);
+    CHECK(icn_switch_window_open(sw, 2, 1, 5, &owner, &slot, &range) ==
+          -EACCES);
+    icn_switch_set_partition(sw, 1, 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == 0);
+    /* link down: ENOLINK */
+    icn_switch_set_admin(sw, 1, M890_LINK_DOWN);
+    CHECK(icn_switch_window_open(sw, 2, 1, 5, &owner, &slot, &range) ==
+          -ENETDOWN);
+    icn_switch_set_admin(sw, 1, M890_LINK_UP);
+
+    /* WINDOW_CLOSE */
+    CHECK(icn_switch_window_close(sw, 0, 1, 64, &owner) == -ERANGE);
+    CHECK(icn_switch_window_close(sw, 0, 64, 3, &owner) == -ERANGE);
+    CHECK(icn_switch_window_close(sw, 0, 1, 2, &owner) == -ENOENT);
+    CHECK(icn_switch_window_close(sw, 2, 1, 3, &owner) == -ENOENT);
+    CHECK(icn_switch_window_close(sw, 0, 1, 3, &owner) == 0 && owner == 1);
+    CHECK(icn_switch_window_close(sw, 0, 1, 3, &owner) == -ENOENT);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == -EPERM);
+
+    /* EXPORT_DEL revokes every window on the export */
+    icn_switch_window_open(sw, 0, 1, 5, &owner, &slot, &range);
+    icn_switch_window_open(sw, 2, 1, 5, &owner, &slot, &range);
+    CHECK(icn_switch_export_get(sw, 1, 3, &xi) == 0 && xi.windows == 5);
+    CHECK(icn_switch_export_del(sw, 1, 3) == 0);
+    CHECK(icn_switch_export_del(sw, 1, 3) == -ENOENT);
+    CHECK(icn_switch_export_del(sw, 1, 64) == -ERANGE);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 2, 1, 4096, 1, &ptr, &e) == -EPERM);
+    /* a new export under the same key starts without windows */
+    CHECK(icn_switch_export_add(sw, 1, 3, 5, RANGE(1, 1)) == 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == -EPERM);
+
+    /* a card that leaves loses its exports and its windows */
+    icn_switch_window_open(sw, 0, 1, 5, &owner, &slot, &range);
+    icn_switch_window_open(sw, 1, 0, 5, &owner, &slot, &range);
+    CHECK(icn_switch_peer_ptr(sw, 1, 0, 0, 8192, &ptr, &e) == 0);
+    icn_switch_detach(sw, 0);
+    CHECK(icn_switch_export_get(sw, 1, 3, &xi) == 0 && xi.windows == 0);
+    CHECK(icn_switch_export_get(sw, 0, 4, &xi) == 0 && xi.key == 0);
+    ea.domain = 3;
+    icn_switch_attach(sw, 0, &ea);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 4096, 1, &ptr, &e) == -EPERM);
+    CHECK(icn_switch_peer_ptr(sw, 1, 0, 0, 1, &ptr, &e) == -EPERM);
+
+    /* mirror (icn-switchd's clients): range and window set, no key */
+    CHECK(icn_switch_export_mirror(sw, 5, 0, RANGE(0, 1), 1) == -ENODEV);
+    CHECK(icn_switch_export_mirror(sw, 1, 64, RANGE(0, 1), 1) == -ERANGE);
+    CHECK(icn_switch_export_mirror(sw, 1, 0, 7, 1) == -EINVAL);
+    CHECK(icn_switch_export_mirror(sw, 1, 0, RANGE(0, 1), 1) == 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 0, 4096, &ptr, &e) == 0);
+    CHECK(icn_switch_export_mirror(sw, 1, 0, 0, 1) == 0);
+    CHECK(icn_switch_peer_ptr(sw, 0, 1, 0, 4096, &ptr, &e) == -EPERM);
+    icn_switch_free(sw);
+}
+
+/* The decoder of opcodes 9..12 and their statuses (spec §8.7). */
+static void test_export_cmds(void)
+{
+    struct icn_switch *sw = icn_switch_new(0);
+    struct card a = { 0 }, b = { 0 };
+    struct icn_endpoint ea = ep_of(&a), eb = ep_of(&b);
+    uint64_t d[M890_SW_DATA_WORDS];
+    int changed = 0;
+
+#define CMD(port, op, arg, a0, a1) \
+    icn_switch_command(sw, port, false, (op) | (uint32_t)(arg) << \
+                       M890_SW_CMD_ARG_SHIFT, a0, a1, d, &changed)
+
+    eb.domain = 1;
+    icn_switch_attach(sw, 0, &ea);
+    icn_switch_attach(sw, 1, &eb);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 64, 9, RANGE(0, 1)) ==
+          M890_SW_ERANGE && changed == -1);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 0, 0, RANGE(0, 1)) == M890_SW_EINVAL);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 0, 9, RANGE(0, 3)) == M890_SW_EINVAL);
+    /* no management permission needed */
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 2, 9, RANGE(0, 2)) == M890_SW_OK);
+    CHECK(changed == (1 << 8 | 2));
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 2, 8, RANGE(0, 1)) == M890_SW_EBUSY);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_ADD, 3, 9, RANGE(0, 1)) == M890_SW_EBUSY);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_OPEN, 64, 9, 0) == M890_SW_ERANGE);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_OPEN, 1, 8, 0) == M890_SW_ENOENT);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_OPEN, 1, 9, 0) == M890_SW_OK);
+    CHECK(d[0] == RANGE(0, 2) && d[1] == 2 && changed == (1 << 8 | 2));
+    icn_switch_set_partition(sw, 0, 1);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_OPEN, 1, 9, 0) == M890_SW_EPERM);
+    CHECK(d[0] == 0 && d[1] == 0 && changed == -1);
+    icn_switch_set_partition(sw, 0, 0);
+    icn_switch_inject(sw, 1, M890_SW_INJECT_LINK_ERROR, 0);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_OPEN, 1, 9, 0) == M890_SW_ENOLINK);
+    icn_switch_set_admin(sw, 1, M890_LINK_UP);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_CLOSE, 1, 64, 0) == M890_SW_ERANGE);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_CLOSE, 64, 2, 0) == M890_SW_ERANGE);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_CLOSE, 1, 1, 0) == M890_SW_ENOENT);
+    CHECK(CMD(0, M890_SW_OP_WINDOW_CLOSE, 1, 2, 0) == M890_SW_OK);
+    CHECK(changed == (1 << 8 | 2));
+    CHECK(CMD(1, M890_SW_OP_EXPORT_DEL, 64, 0, 0) == M890_SW_ERANGE);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_DEL, 5, 0, 0) == M890_SW_ENOENT);
+    CHECK(CMD(1, M890_SW_OP_EXPORT_DEL, 2, 0, 0) == M890_SW_OK);
+    CHECK(changed == (1 << 8 | 2));
+    /* reserved command bits, unknown opcode */
+    CHECK(CMD(1, M890_SW_OP_EXPORT_DEL | 1u << 16, 2, 0, 0) ==
+          M890_SW_EINVAL);
+    CHECK(CMD(1, 13, 0, 0, 0) == M890_SW_EINVAL);
+#undef CMD
+    icn_switch_free(sw);
+}
+
 int main(void)
 {
     test_attach();
@@ -364,6 +565,8 @@ int main(void)
     test_routes();
     test_inject();
     test_counters();
+    test_exports();
+    test_export_cmds();
     CHECK(owner_events > 0);
     printf("1..%d\n", passed + failed);
     printf("%d passed, %d failed\n", passed, failed);

@@ -3,8 +3,10 @@
 # Host unit tests: each is built plain (build/unit) and with ASan/UBSan
 # (build/unit-san); both print TAP and a "N passed, N failed" line.
 
-UNIT_CORE_SRC := qemu-device/icn/icn_switch_core.c tests/unit/icn_switch_core_test.c
-UNIT_CORE_DEPS := $(UNIT_CORE_SRC) qemu-device/icn/icn_switch_core.h include/m890_regs.h
+UNIT_CORE_SRC := qemu-device/icn/icn_switch_core.c qemu-device/icn/icn_switch_cmd.c \
+	tests/unit/icn_switch_core_test.c
+UNIT_CORE_DEPS := $(UNIT_CORE_SRC) qemu-device/icn/icn_switch_core.h \
+	qemu-device/icn/icn_switch_cmd.h include/m890_regs.h
 UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g \
 	-Iinclude -Iqemu-device/icn
 
