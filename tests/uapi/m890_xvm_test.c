@@ -418,7 +418,7 @@ static int env_int(const char *name, int dflt)
 	return v ? atoi(v) : dflt;
 }
 
-TEST_F(xvm, other_vm_window_faults_after_revoke)
+TEST_F_TIMEOUT(xvm, other_vm_window_faults_after_revoke, 2 * XVM_TIMEOUT_S)
 {
 	int vm = env_int("M890_VM", 0), vms = env_int("M890_VMS", 1);
 	const __u64 key = 0x78766d7265766f6bull;	/* both VMs derive the same */
