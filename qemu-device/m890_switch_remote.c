@@ -16,6 +16,15 @@
  * partition, bounds and drops against the copy and hands out a pointer
  * into the mapped peer HBM; data never passes through the daemon.
  *
+ * Exports and windows (spec §8.7) are the daemon's: the card's opcodes
+ * 9..12 are relayed like any command, and the copy learns every export
+ * slot from EXPORT messages (range and window set, no key).  Local cards
+ * are trust domain 0 in the copy and every card of another VM domain 1
+ * (ICN_REMOTE_DOMAIN), so the core's window check applies exactly to
+ * accesses that leave this VM.  A FENCE is acknowledged when it is read:
+ * the messages before it have been applied, and since peer accesses run
+ * under the BQL, none checked against the old state is still running.
+ *
  * The daemon owns the counters: the copy's counters collect this VM's
  * traffic and are reported (COUNTERS) and zeroed every
  * ICN_REMOTE_FLUSH_MS and before every management command, so the
@@ -51,6 +60,7 @@
 #define ICN_REMOTE_FLUSH_MS     20
 #define ICN_REMOTE_RETRY_MS     500
 #define ICN_REMOTE_REPLY_MS     5000
+#define ICN_REMOTE_DOMAIN       1       /* cards of other VMs (§8.7) */
 
 typedef struct IcnRemotePeer {
     bool mapped;
@@ -191,6 +201,7 @@ static void icn_remote_peer(IcnRemote *r, struct icn_msg *m)
     ep.hbm = hbm;
     ep.hbm_size = size;
     ep.kick = icn_remote_peer_kick;
+    ep.domain = ICN_REMOTE_DOMAIN;
     if (icn_switch_attach(r->sw->core, port, &ep)) {
         munmap(hbm, size);
         close(p->fds[0]);
@@ -225,10 +236,46 @@ static void icn_remote_port_state(IcnRemote *r,
     r->drops[port] = st->drops;
 }
 
+static void icn_remote_export(IcnRemote *r, const struct icn_msg_export *x)
+{
+    int ret = -EINVAL;
+
+    if (x->slot < M890_SW_EXPORTS && !x->rsvd[0] && !x->rsvd[1] &&
+        !x->rsvd[2] && !x->rsvd[3] && !x->rsvd[4] && !x->rsvd[5]) {
+        ret = icn_switch_export_mirror(r->sw->core, x->port, x->slot,
+                                       x->range, x->windows);
+    }
+    if (ret) {
+        /* a card this copy could not map: its accesses fail anyway */
+        trace_m890_remote_error("bad EXPORT", x->port);
+        return;
+    }
+    trace_m890_remote_export(x->port, x->slot, x->range, x->windows);
+}
+
+/*
+ * Everything before the FENCE is applied and no peer access is running
+ * (we hold the BQL): acknowledge.  Not numbered: not a request.
+ */
+static void icn_remote_fence(IcnRemote *r, const struct icn_msg_fence *f)
+{
+    int ret = icn_send(r->fd, r->version, ICN_MSG_FENCE_ACK, 0, f, NULL, 0);
+
+    if (ret) {
+        icn_remote_disconnect(r, strerror(-ret));
+    }
+}
+
 /* Handle one message that is not the reply somebody waits for. */
 static void icn_remote_message(IcnRemote *r, struct icn_msg *m)
 {
     switch (m->hdr.type) {
+    case ICN_MSG_EXPORT:
+        icn_remote_export(r, &m->u.export_state);
+        break;
+    case ICN_MSG_FENCE:
+        icn_remote_fence(r, &m->u.fence);
+        break;
     case ICN_MSG_PEER:
         icn_remote_peer(r, m);
         break;
@@ -537,6 +584,13 @@ static void icn_remote_disconnect(IcnRemote *r, const char *why)
     timer_del(r->flush_timer);
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
         icn_remote_unmap(r, i);
+    }
+    /* a new daemon starts without exports: drop our cards' too */
+    for (i = 0; i < ICN_SWITCH_PORTS * M890_SW_EXPORTS; i++) {
+        if (r->local[i / M890_SW_EXPORTS].card) {
+            icn_switch_export_mirror(r->sw->core, i / M890_SW_EXPORTS,
+                                     i % M890_SW_EXPORTS, 0, 0);
+        }
     }
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
         if (!r->local[i].card ||

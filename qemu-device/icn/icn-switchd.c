@@ -14,6 +14,15 @@
  * (COUNTERS) and relay their cards' management commands (CMD).  Events
  * go to every client.
  *
+ * Exports and windows (spec §8.7) are decided here only: a card's
+ * EXPORT_ADD, EXPORT_DEL, WINDOW_OPEN and WINDOW_CLOSE run on the
+ * daemon's core (each client is one trust domain), and every change of an
+ * export slot goes to every client (EXPORT), whose copy checks its cards'
+ * accesses against it.  An EXPORT_DEL is answered only after every other
+ * client acknowledged a FENCE sent behind the change, or was dropped for
+ * not doing so within ICN_FENCE_TIMEOUT_MS: a revoke is in force in every
+ * VM when the revoking card's command completes.
+ *
  * A client that closes its socket or dies takes its ports down: the core
  * detaches them (events to the others, PEER_GONE) and the rest continue;
  * its ports can be attached again by a new client.  The state lives in
@@ -37,6 +46,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "icn_proto.h"
@@ -46,6 +56,7 @@
 #define ICN_MAX_CLIENTS         64
 #define ICN_SEND_TIMEOUT_MS     2000
 #define ICN_MAX_MGMT_NAMES      16
+#define ICN_FENCE_TIMEOUT_MS    1000
 
 struct client;
 
@@ -66,6 +77,14 @@ struct client {
     bool mgmt;                  /* its cards have management permission */
     char name[32];
     struct icn_conn conn;
+    uint64_t fence_sent;        /* last FENCE sent to it */
+    uint64_t fence_acked;       /* last FENCE it acknowledged */
+    /* an EXPORT_DEL whose reply waits for the others' FENCE_ACKs */
+    bool pending;
+    uint32_t pending_seq;
+    uint64_t pending_fence;
+    int64_t pending_deadline;   /* CLOCK_MONOTONIC ms */
+    struct icn_msg_cmd_reply pending_reply;
 };
 
 static struct {
@@ -77,6 +96,7 @@ static struct {
     int verbose;
     int listen_fd;
     unsigned int next_id;
+    uint64_t next_fence;
     struct card card[ICN_SWITCH_PORTS];
     struct client client[ICN_MAX_CLIENTS];
 } d;
@@ -130,6 +150,31 @@ static void broadcast(const struct client *skip, unsigned int type,
             client_send(c, type, 0, payload, fds, nfds);
         }
     }
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* EXPORT message of slot @slot of @port; false if the slot is free. */
+static bool export_msg(unsigned int port, unsigned int slot,
+                       struct icn_msg_export *m)
+{
+    struct icn_export_info xi = { 0 };
+
+    memset(m, 0, sizeof(*m));
+    icn_switch_export_get(d.sw, port, slot, &xi);
+    m->port = (uint8_t)port;
+    m->slot = (uint8_t)slot;
+    if (xi.key) {
+        m->range = xi.range;
+        m->windows = xi.windows;
+    }
+    return xi.key != 0;
 }
 
 static void port_state_msg(unsigned int port, struct icn_msg_port_state *m)
@@ -258,6 +303,14 @@ static void do_hello(struct client *c, const struct icn_msg *m)
         port_state_msg(i, &st);
         client_send(c, ICN_MSG_PORT_STATE, 0, &st, NULL, 0);
     }
+    /* then every export with its windows (spec §8.7) */
+    for (i = 0; i < ICN_SWITCH_PORTS * M890_SW_EXPORTS; i++) {
+        struct icn_msg_export x;
+
+        if (export_msg(i / M890_SW_EXPORTS, i % M890_SW_EXPORTS, &x)) {
+            client_send(c, ICN_MSG_EXPORT, 0, &x, NULL, 0);
+        }
+    }
 }
 
 /* True if @fd is an eventfd (a pipe could block the peers that kick it). */
@@ -332,6 +385,7 @@ static void do_attach(struct client *c, struct icn_msg *m)
     broadcast(c, ICN_MSG_PEER, &m->u.attach, k->fds, ICN_PROTO_FDS);
     ep.opaque = k;
     ep.hbm_size = k->hbm_size;
+    ep.domain = c->id;          /* one trust domain per client (§8.7) */
     icn_switch_attach(d.sw, k->port, &ep);  /* free: checked above */
     logmsg(0, "client %u (%s) attached port %u (%llu MiB HBM)", c->id,
            c->name, k->port, (unsigned long long)(k->hbm_size >> 20));
@@ -353,13 +407,102 @@ static void do_detach(struct client *c, const struct icn_msg *m)
     client_send(c, ICN_MSG_STATUS, m->hdr.seq, &r, NULL, 0);
 }
 
+/*
+ * Send FENCE behind an EXPORT_DEL of @c to every other client and hold
+ * @c's reply until they acknowledge it (fences_poll()).
+ */
+static void fence_start(struct client *c, uint32_t seq,
+                        const struct icn_msg_cmd_reply *r)
+{
+    struct icn_msg_fence f = { .id = ++d.next_fence };
+    unsigned int i;
+
+    for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+        struct client *k = &d.client[i];
+
+        if (k->used && k->hello && !k->dead && k != c) {
+            client_send(k, ICN_MSG_FENCE, 0, &f, NULL, 0);
+            k->fence_sent = f.id;
+        }
+    }
+    c->pending = true;
+    c->pending_seq = seq;
+    c->pending_fence = f.id;
+    c->pending_deadline = now_ms() + ICN_FENCE_TIMEOUT_MS;
+    c->pending_reply = *r;
+}
+
+/*
+ * Answer the EXPORT_DELs whose fences every live client acknowledged;
+ * drop the clients that let a fence time out (spec §8.7: a revoke may
+ * not wait on a stuck VM, nor be answered while it could still pass).
+ * Returns the milliseconds until the next deadline, -1 if none.
+ */
+static int fences_poll(bool reply)
+{
+    int64_t now = now_ms(), next = -1;
+    unsigned int i, j;
+
+    for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+        struct client *c = &d.client[i];
+        bool done = true;
+
+        if (!c->used || !c->pending) {
+            continue;
+        }
+        for (j = 0; j < ICN_MAX_CLIENTS; j++) {
+            struct client *k = &d.client[j];
+
+            if (!k->used || k->dead || k == c ||
+                k->fence_sent < c->pending_fence ||
+                k->fence_acked >= c->pending_fence) {
+                continue;
+            }
+            if (now >= c->pending_deadline) {
+                logmsg(0, "client %u (%s): no FENCE_ACK within %d ms; "
+                       "dropping it", k->id, k->name, ICN_FENCE_TIMEOUT_MS);
+                k->dead = true;
+            } else {
+                done = false;
+            }
+        }
+        if (done && reply) {
+            c->pending = false;
+            client_send(c, ICN_MSG_CMD_REPLY, c->pending_seq,
+                        &c->pending_reply, NULL, 0);
+        } else if (!done && (next < 0 || c->pending_deadline < next)) {
+            next = c->pending_deadline;
+        }
+    }
+    return next < 0 ? -1 : (int)(next > now ? next - now : 0);
+}
+
+static void do_fence_ack(struct client *c, const struct icn_msg *m)
+{
+    if (m->u.fence.id > c->fence_sent || m->u.fence.id < c->fence_acked) {
+        logmsg(0, "client %u (%s): FENCE_ACK %llu out of order", c->id,
+               c->name, (unsigned long long)m->u.fence.id);
+        c->dead = true;
+        return;
+    }
+    c->fence_acked = m->u.fence.id;
+}
+
 static void do_cmd(struct client *c, const struct icn_msg *m)
 {
     const struct icn_msg_cmd *q = &m->u.cmd;
     struct icn_msg_cmd_reply r = { 0 };
     uint32_t cmd = q->op | (uint32_t)q->arg << M890_SW_CMD_ARG_SHIFT |
                    (uint32_t)q->rsvd0 << 16;
+    struct icn_msg_export x;
+    int changed = -1;
 
+    if (c->pending) {
+        logmsg(0, "client %u (%s): a command while one is outstanding",
+               c->id, c->name);
+        c->dead = true;
+        return;
+    }
     if (q->port >= ICN_SWITCH_PORTS || d.card[q->port].owner != c) {
         r.status = M890_SW_ENODEV;
     } else if (q->rsvd[0] || q->rsvd[1] || (q->flags & ~ICN_CMD_F_MGMT)) {
@@ -367,13 +510,23 @@ static void do_cmd(struct client *c, const struct icn_msg *m)
     } else {
         r.status = icn_switch_command(d.sw, q->port,
                                       c->mgmt && (q->flags & ICN_CMD_F_MGMT),
-                                      cmd, q->arg0, q->arg1, r.data, NULL);
+                                      cmd, q->arg0, q->arg1, r.data,
+                                      &changed);
     }
     logmsg(1, "client %u: port %u command 0x%x: status %u", c->id, q->port,
            cmd, r.status);
+    if (changed >= 0) {
+        /* every copy learns the export before the issuer's reply */
+        export_msg((unsigned int)changed >> 8, changed & 0xff, &x);
+        broadcast(NULL, ICN_MSG_EXPORT, &x, NULL, 0);
+        if (q->op == M890_SW_OP_EXPORT_DEL) {
+            fence_start(c, m->hdr.seq, &r);
+            return;
+        }
+    }
     client_send(c, ICN_MSG_CMD_REPLY, m->hdr.seq, &r, NULL, 0);
     if (r.status == M890_SW_OK && q->op != M890_SW_OP_INFO &&
-        q->op != M890_SW_OP_PORT_GET) {
+        q->op != M890_SW_OP_PORT_GET && q->op <= M890_SW_OP_PORT_INJECT) {
         /* a change without an event (injection counts) still reaches all */
         broadcast_port_state(q->arg);
     }
@@ -439,6 +592,9 @@ static void client_message(struct client *c, struct icn_msg *m)
         break;
     case ICN_MSG_COUNTERS:
         do_counters(c, m);
+        break;
+    case ICN_MSG_FENCE_ACK:
+        do_fence_ack(c, m);
         break;
     default:
         logmsg(0, "client %u (%s): unexpected %s", c->id, c->name,
@@ -568,8 +724,10 @@ int main(int argc, char **argv)
     const char *pidfile = NULL;
     unsigned long id = 0;
     struct sigaction sa = { .sa_handler = on_signal };
+    struct timespec ts;
     sigset_t block, orig;
     unsigned int i, n;
+    int wait_ms;
     char *end;
     int opt;
 
@@ -664,7 +822,10 @@ int main(int argc, char **argv)
                 who[n++] = &d.client[i];
             }
         }
-        if (ppoll(pfd, n, NULL, &orig) < 0) {
+        wait_ms = fences_poll(false);
+        ts.tv_sec = wait_ms / 1000;
+        ts.tv_nsec = (long)(wait_ms % 1000) * 1000000;
+        if (ppoll(pfd, n, wait_ms < 0 ? NULL : &ts, &orig) < 0) {
             if (errno == EINTR) {
                 continue;
             }
@@ -679,6 +840,8 @@ int main(int argc, char **argv)
                 client_readable(who[i]);
             }
         }
+        /* a fence that timed out kills its laggards first */
+        fences_poll(false);
         /* closing may send (PEER_GONE, events) and kill more clients */
         for (bool again = true; again;) {
             again = false;
@@ -689,6 +852,8 @@ int main(int argc, char **argv)
                 }
             }
         }
+        /* answer the EXPORT_DELs whose fences completed */
+        fences_poll(true);
     }
     if (stop_signal) {
         logmsg(0, "signal %d: exiting", (int)stop_signal);

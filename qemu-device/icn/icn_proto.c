@@ -28,6 +28,8 @@ _Static_assert(sizeof(struct icn_msg_cmd_reply) == 136, "cmd reply size");
 _Static_assert(sizeof(struct icn_msg_counters) == 56, "counters size");
 _Static_assert(sizeof(struct icn_msg_port_state) == 24, "port state size");
 _Static_assert(sizeof(struct icn_msg_event) == 8, "event size");
+_Static_assert(sizeof(struct icn_msg_export) == 24, "export size");
+_Static_assert(sizeof(struct icn_msg_fence) == 8, "fence size");
 
 static const struct {
     const char *name;
@@ -47,6 +49,9 @@ static const struct {
     [ICN_MSG_PORT_STATE] = { "PORT_STATE",
                              sizeof(struct icn_msg_port_state) },
     [ICN_MSG_EVENT] = { "EVENT", sizeof(struct icn_msg_event) },
+    [ICN_MSG_EXPORT] = { "EXPORT", sizeof(struct icn_msg_export) },
+    [ICN_MSG_FENCE] = { "FENCE", sizeof(struct icn_msg_fence) },
+    [ICN_MSG_FENCE_ACK] = { "FENCE_ACK", sizeof(struct icn_msg_fence) },
 };
 
 size_t icn_msg_payload_size(unsigned int type)

@@ -21,8 +21,13 @@
 #include <stdint.h>
 
 #define ICN_PROTO_MAGIC         0x4e435349u     /* "ISCN" in memory */
-#define ICN_PROTO_VERSION       1u              /* newest version spoken */
-#define ICN_PROTO_MIN_VERSION   1u              /* oldest version spoken */
+/*
+ * Version 2 added EXPORT, FENCE and FENCE_ACK (spec §8.7).  Version 1 is
+ * no longer spoken: a version-1 client would not learn exports and
+ * windows, so its cards would reach other VMs' HBM unchecked.
+ */
+#define ICN_PROTO_VERSION       2u              /* newest version spoken */
+#define ICN_PROTO_MIN_VERSION   2u              /* oldest version spoken */
 #define ICN_PROTO_MAX_PAYLOAD   1024u           /* larger: protocol error */
 #define ICN_PROTO_FDS           2u              /* fds of ATTACH and PEER */
 
@@ -61,6 +66,9 @@ enum icn_msg_type {
     ICN_MSG_PEER_GONE = 10,     /* D->C struct icn_msg_port */
     ICN_MSG_PORT_STATE = 11,    /* D->C struct icn_msg_port_state */
     ICN_MSG_EVENT = 12,         /* D->C struct icn_msg_event */
+    ICN_MSG_EXPORT = 13,        /* D->C struct icn_msg_export (v2) */
+    ICN_MSG_FENCE = 14,         /* D->C struct icn_msg_fence (v2) */
+    ICN_MSG_FENCE_ACK = 15,     /* C->D struct icn_msg_fence (v2) */
     ICN_MSG_TYPES
 };
 
@@ -229,6 +237,42 @@ struct icn_msg_event {
     uint32_t rsvd;
 };
 
+/**
+ * struct icn_msg_export - the state of one export slot (spec §8.7), sent
+ * to every client whenever EXPORT_ADD, EXPORT_DEL, WINDOW_OPEN or
+ * WINDOW_CLOSE changed it, and for every used slot after HELLO (after
+ * the PEER and PORT_STATE messages).  Slots of a card that leaves the
+ * switch are not sent: PEER_GONE (or the client's own DETACH) drops them
+ * with the card.  The key stays in the daemon: a client checks accesses,
+ * it never looks exports up.
+ * @port: the exporting card's port, 0..63.
+ * @slot: 0..M890_SW_EXPORTS-1.
+ * @rsvd: 0.
+ * @range: first page | pages << 32 in 4 KiB pages; 0: the slot is free.
+ * @windows: bit N set: the card on port N holds a window on the export.
+ */
+struct icn_msg_export {
+    uint8_t port;
+    uint8_t slot;
+    uint8_t rsvd[6];
+    uint64_t range;
+    uint64_t windows;
+};
+
+/**
+ * struct icn_msg_fence - FENCE and FENCE_ACK.  The daemon sends FENCE
+ * after the EXPORT messages of an EXPORT_DEL to every client other than
+ * the revoking one; a client answers FENCE_ACK with the same @id once it
+ * has applied every message received before the FENCE, so that none of
+ * its accesses checked earlier is still running (under QEMU's BQL) and
+ * every later one sees the revoke.  The daemon answers the EXPORT_DEL
+ * only then (Documentation/icn-switchd.rst, "Cross-VM windows").
+ * @id: the fence's number, increasing from 1.
+ */
+struct icn_msg_fence {
+    uint64_t id;
+};
+
 /** union icn_msg_payload - every payload, for a receive buffer. */
 union icn_msg_payload {
     struct icn_msg_hello hello;
@@ -241,6 +285,8 @@ union icn_msg_payload {
     struct icn_msg_counters counters;
     struct icn_msg_port_state port_state;
     struct icn_msg_event event;
+    struct icn_msg_export export_state;
+    struct icn_msg_fence fence;
 };
 
 /**

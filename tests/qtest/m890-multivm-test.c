@@ -7,13 +7,21 @@
  * with ports 2 and 3 (Documentation/icn-switchd.rst).  Page tables
  * written by the test map every fabric id's HBM at its own VA window, so
  * the cards move data across the VMs the way a guest driver's peer PTEs
- * would.  Covered: cross-VM peer writes and reads and their counters;
+ * would.  Cards of different VMs are in different trust domains (spec
+ * §8.7): a cross-VM access needs a window on an export of the target
+ * card, so the test first checks that such accesses fault without one,
+ * with a wrong key and right after EXPORT_DEL, then opens windows on the
+ * whole HBM of every card for the rest.  Covered: exports and windows
+ * across VMs; cross-VM peer writes and reads and their counters;
  * link events across VMs; partitions, routes and injected drops set in
- * one VM applied to the other's transfers; a WAIT on another VM's semaphore woken by its
- * SIGNAL through the doorbell eventfd; a VM killed while a card of the
- * other VM waits on its semaphore (the WAIT fails with FABRIC); a new VM
- * on the freed ports; the daemon killed and restarted (ports down with
- * events, ENODEV, FABRIC, then reconnection and working peers).
+ * one VM applied to the other's transfers (the partition check still
+ * refuses accesses through open windows); a WAIT on another VM's
+ * semaphore woken by its SIGNAL through the doorbell eventfd; a VM
+ * killed while a card of the other VM waits on its semaphore (the WAIT
+ * fails with FABRIC); a new VM on the freed ports, without the dead VM's
+ * exports and windows; the daemon killed and restarted (ports down with
+ * events, ENODEV, FABRIC, then reconnection, exports gone, and working
+ * peers once re-opened).
  */
 #include "qemu/osdep.h"
 #include <sys/wait.h>
@@ -54,6 +62,46 @@ static uint32_t sw_cmd(Card *c, uint32_t op, unsigned int arg, uint64_t arg0)
     wrq(c, M890_REG_SW_ARG0, arg0);
     wr(c, M890_REG_SW_CMD, op | arg << M890_SW_CMD_ARG_SHIFT);
     return rd(c, M890_REG_SW_STATUS);
+}
+
+#define RANGE(first, pages) ((uint64_t)(first) | \
+                             (uint64_t)(pages) << M890_SW_RANGE_PAGES_SHIFT)
+#define KEY(port)       (0x6b657900ull + (port))     /* export of a card */
+#define WHOLE_HBM       RANGE(0, HBM_SIZE >> M890_SW_RANGE_PAGE_SHIFT)
+
+static uint32_t export_add(Card *c, unsigned int slot, uint64_t key,
+                           uint64_t range)
+{
+    wrq(c, M890_REG_SW_ARG1, range);
+    return sw_cmd(c, M890_SW_OP_EXPORT_ADD, slot, key);
+}
+
+/* Every card of @user opens a window on the exports KEY(@p0 + 0, 1). */
+static void open_windows(unsigned int p0, VM *user)
+{
+    unsigned int i, j;
+
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < 2; j++) {
+            g_assert_cmpuint(sw_cmd(&user->card[j], M890_SW_OP_WINDOW_OPEN,
+                                    p0 + i, KEY(p0 + i)), ==, M890_SW_OK);
+        }
+    }
+}
+
+/*
+ * Every card of @owner (ports @p0, @p0 + 1) exports its whole HBM in
+ * slot 0 under KEY(port) and every card of @user opens a window on each.
+ */
+static void share(VM *owner, unsigned int p0, VM *user)
+{
+    unsigned int i;
+
+    for (i = 0; i < 2; i++) {
+        g_assert_cmpuint(export_add(&owner->card[i], 0, KEY(p0 + i),
+                                    WHOLE_HBM), ==, M890_SW_OK);
+    }
+    open_windows(p0, user);
 }
 
 static uint64_t sw_port(Card *c, unsigned int port, unsigned int word)
@@ -160,6 +208,79 @@ static void daemon_stop(int sig)
         waitpid(daemon_pid, &status, 0);
         daemon_pid = -1;
     }
+}
+
+/* Exports and windows across the two VMs (spec §8.7). */
+static void test_windows(void)
+{
+    Card *a0 = &vm_a.card[0], *a1 = &vm_a.card[1], *b0 = &vm_b.card[0];
+    union m890_packet in_win = copy_pkt(VA_HBM, VA_FID(2) + 0x101000, 64);
+    union m890_packet below = copy_pkt(VA_HBM, VA_FID(2) + 0x100000, 64);
+    union m890_packet across = copy_pkt(VA_HBM, VA_FID(2) + 0x102fc0, 128);
+    union m890_packet local = copy_pkt(VA_HBM, VA_FID(1) + 0x1000, 64);
+    uint64_t err, v = 0x77aa55, got = 0;
+
+    /* no window: a cross-VM access faults FABRIC and counts one error */
+    err = sw_port(a0, 0, M890_SW_PORT_ERRORS);
+    g_assert_cmpuint(qerr(run(a0, 0, &in_win)), ==, M890_QERR_FABRIC);
+    g_assert_cmpuint(rd(a0, M890_REG_MMU_FAULT_INFO) >>
+                     M890_FAULT_REASON_SHIFT & 0xff, ==, M890_FAULT_FABRIC);
+    recover(a0, 0);
+    g_assert_cmpuint(sw_port(a0, 0, M890_SW_PORT_ERRORS), ==, err + 1);
+    /* inside one VM no window is needed */
+    g_assert_cmphex(run(a0, 0, &local), ==, M890T_IDLE);
+
+    /* B's card 0 exports pages 0x101..0x102 (8 KiB) under a key */
+    g_assert_cmpuint(export_add(b0, 7, 0xfeed, RANGE(0x101, 2)), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(export_add(b0, 8, 0xfeed, RANGE(0, 1)), ==,
+                     M890_SW_EBUSY);
+    /* an export alone opens nothing */
+    expect_error(a0, 0, &in_win, M890_QERR_FABRIC);
+    /* the wrong key: ENOENT, still no access */
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, 0xbeef), ==,
+                     M890_SW_ENOENT);
+    expect_error(a0, 0, &in_win, M890_QERR_FABRIC);
+    /* the right key: DATA0 the range, DATA1 the slot */
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, 0xfeed), ==,
+                     M890_SW_OK);
+    g_assert_cmphex(rdq(a0, M890_REG_SW_DATA(0)), ==, RANGE(0x101, 2));
+    g_assert_cmpuint(rdq(a0, M890_REG_SW_DATA(1)), ==, 7);
+    qpci_memwrite(a0->dev, a0->hbm, 0, &v, 8);
+    g_assert_cmphex(run(a0, 0, &in_win), ==, M890T_IDLE);
+    qpci_memread(b0->dev, b0->hbm, 0x101000, &got, 8);
+    g_assert_cmphex(got, ==, v);
+    /* outside the window, or only partly inside: FABRIC */
+    expect_error(a0, 0, &below, M890_QERR_FABRIC);
+    expect_error(a0, 0, &across, M890_QERR_FABRIC);
+    /* the window is card 0's: card 1 of the same VM has none */
+    expect_error(a1, 0, &in_win, M890_QERR_FABRIC);
+
+    /* EXPORT_DEL: in force in VM A once B's command returned */
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_EXPORT_DEL, 7, 0), ==, M890_SW_OK);
+    expect_error(a0, 0, &in_win, M890_QERR_FABRIC);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, 0xfeed), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_CLOSE, 2, 7), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_EXPORT_DEL, 7, 0), ==,
+                     M890_SW_ENOENT);
+
+    /* WINDOW_CLOSE ends the issuer's access */
+    g_assert_cmpuint(export_add(b0, 7, 0xfeed, RANGE(0x101, 2)), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, 0xfeed), ==,
+                     M890_SW_OK);
+    g_assert_cmphex(run(a0, 0, &in_win), ==, M890T_IDLE);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_CLOSE, 2, 7), ==,
+                     M890_SW_OK);
+    expect_error(a0, 0, &in_win, M890_QERR_FABRIC);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_EXPORT_DEL, 7, 0), ==, M890_SW_OK);
+
+    /* from here on every card may reach every card of the other VM */
+    share(&vm_b, 2, &vm_a);
+    share(&vm_a, 0, &vm_b);
+    g_assert_cmphex(run(a0, 0, &in_win), ==, M890T_IDLE);
 }
 
 static void test_peer_rw(void)
@@ -337,6 +458,8 @@ static void test_vm_killed(void)
     Card *a0 = &vm_a.card[0], *b0;
     union m890_packet w = wait_pkt(VA_FID(2) + 0x400000, 1);
     union m890_packet p = copy_pkt(VA_HBM, VA_FID(2), 4096);
+    union m890_packet back = copy_pkt(VA_HBM + 0x8000, VA_FID(0) + 0x8000,
+                                      4096);
     uint64_t zero = 0, v = 0xabcdef;
     uint32_t st;
 
@@ -361,6 +484,16 @@ static void test_vm_killed(void)
     vm_boot(&vm_b, 2);
     b0 = &vm_b.card[0];
     g_assert(wait_link(b0, true));
+    /* the dead VM's exports and windows went with it, both ways */
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, KEY(2)), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(qerr(run(a0, 0, &p)), ==, M890_QERR_FABRIC);
+    queue_start(a0, 0);
+    g_assert_cmpuint(qerr(run(b0, 0, &back)), ==, M890_QERR_FABRIC);
+    queue_start(b0, 0);
+    share(&vm_b, 2, &vm_a);
+    open_windows(0, &vm_b);         /* A's exports are still there */
+    g_assert_cmphex(run(b0, 0, &back), ==, M890T_IDLE);
     qpci_memwrite(a0->dev, a0->hbm, 0, &v, 8);
     g_assert_cmphex(run(a0, 0, &p), ==,
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
@@ -392,6 +525,10 @@ static void test_daemon_restart(void)
     g_assert(wait_link(b0, true));
     g_assert(wait_link(&vm_b.card[1], true));
     g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_INFO, 0, 0), ==, M890_SW_OK);
+    /* the new daemon knows no exports: no window, FABRIC */
+    g_assert_cmpuint(qerr(run(a0, 0, &p)), ==, M890_QERR_FABRIC);
+    queue_start(a0, 0);
+    share(&vm_b, 2, &vm_a);
     qpci_memwrite(a0->dev, a0->hbm, 0, &v, 8);
     g_assert_cmphex(run(a0, 0, &p), ==,
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
@@ -421,6 +558,7 @@ int main(int argc, char **argv)
     vm_boot(&vm_a, 0);
     vm_boot(&vm_b, 2);
 
+    qtest_add_func("/m890-multivm/windows", test_windows);
     qtest_add_func("/m890-multivm/peer-rw", test_peer_rw);
     qtest_add_func("/m890-multivm/events", test_events);
     qtest_add_func("/m890-multivm/partition-route-drop",

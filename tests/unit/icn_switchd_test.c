@@ -8,8 +8,10 @@
  * errors, PEER descriptors that map the other client's HBM, doorbell
  * eventfds, relayed commands and events, reported counters, a client
  * that goes away, a new client on the freed ports, management permission
- * withheld from all (-R) or granted by name (-M), and the daemon's restart
- * (clean and killed).
+ * withheld from all (-R) or granted by name (-M), exports and windows
+ * (spec §8.7: EXPORT messages, the FENCE an EXPORT_DEL waits for, a
+ * client dropped for not acknowledging it, exports sent after HELLO and
+ * dropped with their card), and the daemon's restart (clean and killed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #include "m890_regs.h"
 
 #define HBM     (64 * 1024)
+#define V       ICN_PROTO_VERSION
 
 static int passed, failed;
 
@@ -59,6 +62,10 @@ struct client {
     int peer_fd[64][2];         /* from PEER, -1 when none */
     unsigned int events;
     uint32_t last_event;
+    struct icn_msg_export exp[64][M890_SW_EXPORTS];  /* from EXPORT */
+    unsigned int exports;       /* EXPORT messages received */
+    unsigned int fences;        /* FENCE messages received */
+    uint64_t fence_id;          /* the last one's id */
 };
 
 /* Start the daemon with up to two extra arguments (NULL: none). */
@@ -163,6 +170,15 @@ static void absorb(struct client *c, struct icn_msg *m)
     case ICN_MSG_EVENT:
         c->events++;
         c->last_event = m->u.event.event;
+        break;
+    case ICN_MSG_EXPORT:
+        c->exports++;
+        c->exp[m->u.export_state.port & 63]
+              [m->u.export_state.slot % M890_SW_EXPORTS] = m->u.export_state;
+        break;
+    case ICN_MSG_FENCE:
+        c->fences++;
+        c->fence_id = m->u.fence.id;
         break;
     }
     for (unsigned int i = 0; i < m->nfds; i++) {
@@ -333,9 +349,15 @@ static void test_hello(void)
     char junk[56] = { 0 };
     struct icn_msg_port pm = { 0 };
 
-    CHECK(client_open(&c, "newer", 1, 7) >= 0 && c.version == 1);
+    CHECK(client_open(&c, "newer", 1, 7) >= 0 && c.version == V);
     client_close(&c);
-    CHECK(client_open(&c, "future", 2, 3) == -EPROTONOSUPPORT);
+    CHECK(client_open(&c, "exact", V, V) >= 0 && c.version == V);
+    client_close(&c);
+    CHECK(client_open(&c, "future", V + 1, V + 2) == -EPROTONOSUPPORT);
+    CHECK(got_eof(&c));
+    client_close(&c);
+    /* version 1 knows no exports: its cards would pass unchecked (§8.7) */
+    CHECK(client_open(&c, "old", 1, 1) == -EPROTONOSUPPORT);
     CHECK(got_eof(&c));
     client_close(&c);
     CHECK(client_open(&c, "inverted", 1, 0) == -EINVAL);
@@ -369,7 +391,7 @@ static void test_fabric(void)
     card_new(&k2, 0xb2);
     card_new(&kbig, 0);
 
-    ret = client_open(&a, "vm-a", 1, 1);
+    ret = client_open(&a, "vm-a", V, V);
     CHECK(ret >= 0 && (ret & ICN_HELLO_F_MGMT));
     CHECK(a.st[0].present == 0 && a.st[0].admin == M890_LINK_UP &&
           a.st[0].route == (0 | 1u << 8));
@@ -399,7 +421,7 @@ static void test_fabric(void)
     }
 
     /* b sees a's cards with their HBM files and doorbells */
-    CHECK(client_open(&b, "vm-b", 1, 1) >= 0);
+    CHECK(client_open(&b, "vm-b", V, V) >= 0);
     CHECK(b.peer_fd[0][0] >= 0 && b.peer_fd[1][0] >= 0);
     CHECK(b.st[0].present && b.st[0].oper == M890_LINK_UP);
     peer = mmap(NULL, HBM, PROT_READ | PROT_WRITE, MAP_SHARED, b.peer_fd[1][0],
@@ -536,7 +558,7 @@ static void test_fabric(void)
           data[M890_SW_PORT_LINK_DOWN] == 2);
 
     /* and a new VM can take its port */
-    CHECK(client_open(&n, "vm-new", 1, 1) >= 0);
+    CHECK(client_open(&n, "vm-new", V, V) >= 0);
     CHECK(n.peer_fd[2][0] >= 0 && n.peer_fd[0][0] < 0);
     CHECK(attach(&n, 0, HBM, &k0) == 0);
     CHECK(wait_for(&b, ICN_MSG_PEER, NULL) == 1 && b.peer_fd[0][0] >= 0);
@@ -549,6 +571,174 @@ static void test_fabric(void)
     card_free(&kbig);
 }
 
+/* A command with or without the card's management flag. */
+static uint32_t cmd2(struct client *c, unsigned int port, unsigned int op,
+                     unsigned int arg, uint64_t arg0, uint64_t arg1,
+                     bool mgmt, uint64_t *data)
+{
+    struct icn_msg_cmd q = { .port = (uint8_t)port, .op = (uint8_t)op,
+                             .arg = (uint8_t)arg,
+                             .flags = mgmt ? ICN_CMD_F_MGMT : 0,
+                             .arg0 = arg0, .arg1 = arg1 };
+    struct icn_msg m;
+
+    icn_send(c->fd, c->version, ICN_MSG_CMD, ++c->seq, &q, NULL, 0);
+    if (wait_for(c, ICN_MSG_CMD_REPLY, &m) != 1) {
+        return 0xdead;
+    }
+    memcpy(data, m.u.cmd_reply.data, sizeof(m.u.cmd_reply.data));
+    return m.u.cmd_reply.status;
+}
+
+/* Send a command without waiting for its reply. */
+static void cmd_send(struct client *c, unsigned int port, unsigned int op,
+                     unsigned int arg)
+{
+    struct icn_msg_cmd q = { .port = (uint8_t)port, .op = (uint8_t)op,
+                             .arg = (uint8_t)arg };
+
+    icn_send(c->fd, c->version, ICN_MSG_CMD, ++c->seq, &q, NULL, 0);
+}
+
+/* Absorb messages for @ms; true if a CMD_REPLY arrived (into *@r). */
+static bool reply_within(struct client *c, int ms, struct icn_msg_cmd_reply *r)
+{
+    struct icn_msg m;
+
+    while (recv_one(c, &m, ms) == 1) {
+        if (m.hdr.type == ICN_MSG_CMD_REPLY) {
+            *r = m.u.cmd_reply;
+            return true;
+        }
+        absorb(c, &m);
+    }
+    return false;
+}
+
+#define RANGE(first, pages) ((uint64_t)(first) | (uint64_t)(pages) << 32)
+
+/* Exports and windows across two clients (spec §8.7). */
+static void test_exports(void)
+{
+    struct client a, b, n;
+    struct fake_card k0, k2;
+    struct icn_msg_cmd_reply r;
+    struct icn_msg_fence ack;
+    uint64_t data[16];
+    struct timespec t0, t1;
+    long ms;
+
+    card_new(&k0, 0);
+    card_new(&k2, 0);
+    CHECK(client_open(&a, "vm-a", V, V) >= 0 && attach(&a, 0, HBM, &k0) == 0);
+    CHECK(client_open(&b, "vm-b", V, V) >= 0 && attach(&b, 2, HBM, &k2) == 0);
+
+    /* statuses through the daemon; no management permission needed */
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 64, 0x55, RANGE(0, 1), false,
+               data) == M890_SW_ERANGE);
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 1, 0x55, RANGE(15, 2), false,
+               data) == M890_SW_EINVAL);    /* past the 16 pages of HBM */
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 1, 0, RANGE(0, 1), false,
+               data) == M890_SW_EINVAL);
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 1, 0x55, RANGE(1, 2), false,
+               data) == M890_SW_OK);
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 2, 0x55, RANGE(1, 2), false,
+               data) == M890_SW_EBUSY);
+    /* only the issuing client's own ports */
+    CHECK(cmd2(&a, 2, M890_SW_OP_EXPORT_DEL, 1, 0, 0, false, data) ==
+          M890_SW_ENODEV);
+    /* every client learns the export, without its key */
+    drain(&a, 100);
+    CHECK(a.exp[2][1].range == RANGE(1, 2) && a.exp[2][1].windows == 0);
+    CHECK(b.exp[2][1].range == RANGE(1, 2));
+
+    /* a window: the issuer's copy has it before the reply */
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_OPEN, 2, 0x56, 0, false, data) ==
+          M890_SW_ENOENT);
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_OPEN, 2, 0x55, 0, false, data) ==
+          M890_SW_OK && data[0] == RANGE(1, 2) && data[1] == 1);
+    CHECK(a.exp[2][1].windows == 1);
+    drain(&b, 100);
+    CHECK(b.exp[2][1].windows == 1);
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_CLOSE, 2, 1, 0, false, data) ==
+          M890_SW_OK && a.exp[2][1].windows == 0);
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_CLOSE, 2, 1, 0, false, data) ==
+          M890_SW_ENOENT);
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_OPEN, 2, 0x55, 0, false, data) ==
+          M890_SW_OK);
+
+    /* a new client gets every export after the ports' state */
+    CHECK(client_open(&n, "vm-n", V, V) >= 0);
+    drain(&n, 100);
+    CHECK(n.exports == 1 && n.exp[2][1].range == RANGE(1, 2) &&
+          n.exp[2][1].windows == 1);
+
+    /* EXPORT_DEL: no reply before every other client acknowledged */
+    drain(&a, 50);
+    a.fences = 0;
+    cmd_send(&b, 2, M890_SW_OP_EXPORT_DEL, 1);
+    CHECK(!reply_within(&b, 300, &r));
+    drain(&a, 50);
+    CHECK(a.fences == 1 && a.exp[2][1].range == 0 &&
+          a.exp[2][1].windows == 0);
+    ack.id = a.fence_id;
+    icn_send(a.fd, a.version, ICN_MSG_FENCE_ACK, 0, &ack, NULL, 0);
+    CHECK(!reply_within(&b, 300, &r));      /* n has not answered yet */
+    drain(&n, 50);
+    CHECK(n.fences == 1 && n.fence_id == ack.id);
+    icn_send(n.fd, n.version, ICN_MSG_FENCE_ACK, 0, &ack, NULL, 0);
+    CHECK(reply_within(&b, 1000, &r) && r.status == M890_SW_OK);
+    CHECK(b.fences == 0);                   /* not the revoker's own */
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_OPEN, 2, 0x55, 0, false, data) ==
+          M890_SW_ENOENT);
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_DEL, 1, 0, 0, false, data) ==
+          M890_SW_ENOENT);                  /* a failure: no fence */
+
+    /* a FENCE_ACK for a fence never sent is a protocol error */
+    ack.id += 100;
+    icn_send(n.fd, n.version, ICN_MSG_FENCE_ACK, 0, &ack, NULL, 0);
+    CHECK(got_eof(&n));
+    client_close(&n);
+
+    /* a client that does not acknowledge is dropped, then the reply */
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 3, 0x77, RANGE(0, 16), false,
+               data) == M890_SW_OK);
+    CHECK(cmd2(&a, 0, M890_SW_OP_WINDOW_OPEN, 2, 0x77, 0, false, data) ==
+          M890_SW_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cmd_send(&b, 2, M890_SW_OP_EXPORT_DEL, 3);
+    CHECK(reply_within(&b, 3000, &r) && r.status == M890_SW_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    CHECK(ms >= 900);
+    CHECK(got_eof(&a));
+    client_close(&a);
+    /* a's card left: b is told, and a's windows went with it */
+    drain(&b, 100);
+    CHECK(b.peer_fd[0][0] < 0 && !b.st[0].present);
+
+    /* a card that leaves takes its exports along */
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_ADD, 4, 0x88, RANGE(0, 1), false,
+               data) == M890_SW_OK);
+    {
+        struct icn_msg_port pm = { .port = 2 };
+        struct icn_msg m;
+
+        icn_send(b.fd, b.version, ICN_MSG_DETACH, ++b.seq, &pm, NULL, 0);
+        CHECK(wait_for(&b, ICN_MSG_STATUS, &m) == 1 && m.u.status.status == 0);
+    }
+    CHECK(client_open(&n, "vm-n2", V, V) >= 0);
+    drain(&n, 100);
+    CHECK(n.exports == 0);
+    CHECK(attach(&b, 2, HBM, &k2) == 0);
+    CHECK(cmd2(&b, 2, M890_SW_OP_EXPORT_DEL, 4, 0, 0, false, data) ==
+          M890_SW_ENOENT);
+    client_close(&n);
+    client_close(&b);
+    card_free(&k0);
+    card_free(&k2);
+}
+
 static void test_readonly(void)
 {
     struct client c;
@@ -558,7 +748,7 @@ static void test_readonly(void)
     int ret;
 
     card_new(&k, 0);
-    ret = client_open(&c, "tenant", 1, 1);
+    ret = client_open(&c, "tenant", V, V);
     CHECK(ret >= 0 && !(ret & ICN_HELLO_F_MGMT));
     CHECK(attach(&c, 3, HBM, &k) == 0);
     CHECK(cmd(&c, 3, M890_SW_OP_PORT_GET, 3, 0, data) == M890_SW_OK);
@@ -580,9 +770,9 @@ static void test_mgmt_names(void)
 
     card_new(&k1, 0);
     card_new(&k2, 0);
-    ret = client_open(&adm, "fabric-manager", 1, 1);
+    ret = client_open(&adm, "fabric-manager", V, V);
     CHECK(ret >= 0 && (ret & ICN_HELLO_F_MGMT));
-    ret = client_open(&ten, "tenant", 1, 1);
+    ret = client_open(&ten, "tenant", V, V);
     CHECK(ret >= 0 && !(ret & ICN_HELLO_F_MGMT));
     CHECK(attach(&adm, 0, HBM, &k1) == 0 && attach(&ten, 1, HBM, &k2) == 0);
     CHECK(cmd(&ten, 1, M890_SW_OP_PORT_SET_ADMIN, 0, 0, data) ==
@@ -606,7 +796,7 @@ static void test_restart(void)
     int status;
 
     card_new(&k, 0);
-    CHECK(client_open(&c, "vm", 1, 1) >= 0 && attach(&c, 4, HBM, &k) == 0);
+    CHECK(client_open(&c, "vm", V, V) >= 0 && attach(&c, 4, HBM, &k) == 0);
     /* a clean stop closes every connection and removes the socket */
     status = stop_daemon(pid, SIGTERM);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -616,7 +806,7 @@ static void test_restart(void)
 
     /* a new daemon starts from power-on and takes the same clients back */
     pid = start_daemon(NULL);
-    CHECK(client_open(&c, "vm", 1, 1) >= 0);
+    CHECK(client_open(&c, "vm", V, V) >= 0);
     CHECK(!c.st[4].present && c.st[4].admin == M890_LINK_UP);
     CHECK(attach(&c, 4, HBM, &k) == 0);
 
@@ -627,7 +817,7 @@ static void test_restart(void)
     CHECK(access(sock_path, F_OK) == 0);
     CHECK(connect_raw() < 0);
     pid = start_daemon(NULL);
-    CHECK(client_open(&e, "vm", 1, 1) >= 0 && attach(&e, 4, HBM, &k) == 0);
+    CHECK(client_open(&e, "vm", V, V) >= 0 && attach(&e, 4, HBM, &k) == 0);
     client_close(&e);
     /* a second daemon on a live socket refuses to start */
     {
@@ -686,6 +876,7 @@ int main(int argc, char **argv)
     CHECK(access(pid_path, F_OK) == 0);
     test_hello();
     test_fabric();
+    test_exports();
     CHECK(WIFEXITED(stop_daemon(pid, SIGTERM)));
     test_readonly();
     test_mgmt_names();
