@@ -194,8 +194,8 @@ enum m890_sw_op {
 	 */
 	M890_SW_OP_EXPORT_ADD = 9,	/* arg: slot; ARG0: key; ARG1: range */
 	M890_SW_OP_EXPORT_DEL = 10,	/* arg: slot; revokes its windows */
-	M890_SW_OP_WINDOW_OPEN = 11,	/* arg: owner fabric id; ARG0: key;
-					 * DATA0: range, DATA1: slot */
+	/* arg: owner fabric id; ARG0: key; DATA0: range, DATA1: slot */
+	M890_SW_OP_WINDOW_OPEN = 11,
 	M890_SW_OP_WINDOW_CLOSE = 12,	/* arg: owner fabric id; ARG0: slot */
 };
 
