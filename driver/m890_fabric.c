@@ -1506,6 +1506,25 @@ int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer)
 }
 
 /**
+ * m890_fabric_card_get() - the card of this system with @fabric_id.
+ * @fabric_id: fabric id.
+ *
+ * Return: the card with a reference on its DRM device (drop it with
+ * drm_dev_put()), or NULL when no card of this system has that id.
+ */
+struct m890_device *m890_fabric_card_get(u32 fabric_id)
+{
+	struct m890_device *mdev;
+
+	mutex_lock(&m890_fabric_lock);
+	mdev = m890_card_find(fabric_id);
+	if (mdev)
+		drm_dev_get(&mdev->drm);
+	mutex_unlock(&m890_fabric_lock);
+	return mdev;
+}
+
+/**
  * m890_fabric_add() - offer a probed card to serve the fabric.
  * @mdev: device; ignored when it is not attached to a switch.
  */

@@ -277,6 +277,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&mdev->files);
 	INIT_LIST_HEAD(&mdev->fabric_link);
 	INIT_LIST_HEAD(&mdev->xvm_windows);
+	INIT_LIST_HEAD(&mdev->xvm_local);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
 	ida_init(&mdev->asid_ida);
 

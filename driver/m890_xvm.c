@@ -29,12 +29,21 @@
  * opened then cannot be named; they only grant access and close when the
  * owner revokes the export or leaves the switch.
  *
- * Importing an export of a card of this VM uses the same path: the switch
- * checks the window only between trust domains, the driver does not care.
+ * Importing an export of a card of this VM uses the same path, but the
+ * switch checks windows only between trust domains (VMs): within one VM it
+ * would let a window outlive its export and reach HBM the owner has since
+ * given to another BO.  So a window on a card of this system is also
+ * listed with the owner card (m890_device.xvm_local), after its PTEs are
+ * in place and only if the export is still there; revoking the export
+ * clears the PTEs of those windows and invalidates their TLBs, so an
+ * access through them faults (NOT_PRESENT) as one from another VM does
+ * (FABRIC).
  *
  * Locking: m890_device.xvm_lock protects the export slot bitmap, the
- * window counts and the export state of the card's BOs; it is taken
- * before m890_device.sw_lock (inside m890_sw_cmd()).
+ * window counts, the local windows on the card's exports and the export
+ * state of the card's BOs; it is taken before m890_device.sw_lock (inside
+ * m890_sw_cmd()) and before a context's lock (clearing PTEs).  Two cards'
+ * xvm_locks are never held together.
  */
 
 #include <linux/random.h>
@@ -94,9 +103,18 @@ void m890_xvm_init(struct m890_device *mdev)
 /* Withdraw @bo's export; the caller holds xvm_lock. */
 static void m890_xvm_revoke_locked(struct m890_device *mdev, struct m890_bo *bo)
 {
+	struct m890_bo *win, *tmp;
 	int ret;
 
 	lockdep_assert_held(&mdev->xvm_lock);
+	/* Windows of this system: no access after the revoke either. */
+	list_for_each_entry_safe(win, tmp, &mdev->xvm_local, window_link) {
+		if (win->window_slot != bo->export_slot)
+			continue;
+		list_del_init(&win->window_link);
+		m890_mmu_unmap(win->ctx, win->va_node.start, win->shmem.base.size);
+	}
+	mdev->xvm_slot_bo[bo->export_slot] = NULL;
 	ret = m890_sw_cmd(mdev, M890_SW_OP_EXPORT_DEL, bo->export_slot, 0, 0, NULL, 0);
 	/* -ENODEV: the card left the switch, which dropped its exports. */
 	if (ret && ret != -ENODEV && ret != -ENOENT)
@@ -180,8 +198,10 @@ int m890_fabric_export_ioctl(struct drm_device *dev, void *data, struct drm_file
 	if (ret)
 		goto out_unlock;
 	set_bit(slot, mdev->xvm_exports);
+	mdev->xvm_slot_bo[slot] = bo;
 	bo->exported = true;
 	bo->export_slot = slot;
+	bo->export_key = key;
 	args->key = key;
 	args->fabric_id = mdev->fabric_id;
 	args->slot = slot;
@@ -277,11 +297,37 @@ static void m890_xvm_win_put(struct m890_device *mdev, struct m890_xvm_win *win)
 	kfree(win);
 }
 
+/*
+ * List window @bo (mapped) with its owner @owner, a card of this system,
+ * if export @slot still has @key; else -ENOENT (it was revoked meanwhile).
+ */
+static int m890_xvm_local_add(struct m890_device *owner, struct m890_bo *bo, u32 slot, u64 key)
+{
+	struct m890_bo *exp;
+	int ret = -ENOENT;
+
+	mutex_lock(&owner->xvm_lock);
+	exp = owner->xvm_slot_bo[slot];
+	if (exp && exp->export_key == key) {
+		list_add_tail(&bo->window_link, &owner->xvm_local);
+		ret = 0;
+	}
+	mutex_unlock(&owner->xvm_lock);
+	return ret;
+}
+
 static void m890_window_free(struct drm_gem_object *obj)
 {
 	struct m890_device *mdev = to_m890(obj->dev);
 	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_device *owner = bo->window_owner;
 
+	if (owner) {
+		mutex_lock(&owner->xvm_lock);
+		list_del(&bo->window_link);
+		mutex_unlock(&owner->xvm_lock);
+		drm_dev_put(&owner->drm);
+	}
 	/* PTEs cleared and the TLB invalidated before the grant goes. */
 	m890_bo_unmap(bo);
 	mutex_lock(&mdev->xvm_lock);
@@ -358,9 +404,12 @@ int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file
 
 	/* From here m890_window_free() undoes everything. */
 	m890_bo_init(bo, M890_BO_KIND_PEER);
+	INIT_LIST_HEAD(&bo->window_link);
 	bo->peer_offset = m890_range_offset(res[0]);
 	bo->peer_fabric_id = args->fabric_id;
 	bo->window = win;
+	bo->window_slot = res[1];
+	bo->window_owner = m890_fabric_card_get(args->fabric_id);
 	obj = &bo->shmem.base;
 	obj->funcs = &m890_window_funcs;
 	drm_gem_private_object_init(dev, obj, size);
@@ -368,6 +417,8 @@ int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file
 	mutex_lock(&bo->map_lock);
 	ret = m890_bo_map(bo, mfile->ctx);
 	mutex_unlock(&bo->map_lock);
+	if (!ret && bo->window_owner)
+		ret = m890_xvm_local_add(bo->window_owner, bo, res[1], args->key);
 	if (ret)
 		goto out_put;
 	ret = drm_gem_handle_create(file, obj, &handle);

@@ -8,7 +8,9 @@
  * a BO or key exported twice, unknown keys and fabric ids), a window opened
  * from card 1 on an export of card 0 of the same VM carries data both ways
  * and reports DRM_M890_BO_PEER, a revoked or freed export cannot be opened
- * again, several window BOs on one export share the switch's one window,
+ * again and the windows already open on it fault (the driver clears their
+ * PTEs: the switch checks windows only between VMs), several window BOs
+ * on one export share the switch's one window,
  * and the export slots run out with -ENOSPC and come back.
  *
  * With M890_VMS=2 (scripts/guest-run.sh -V 2, both VMs run this program at
@@ -308,6 +310,62 @@ TEST_F(xvm, import_same_vm_carries_data)
 	munmap(m, bo.size);
 	munmap(h, host.size);
 	EXPECT_EQ(0, gem_close(self->fd1, im.handle));
+}
+
+/* FILL through @va on a new queue of @fd: 1 done, < 0 the job's error. */
+static int fill_through(struct __test_metadata *_metadata, int fd, __u64 va, __u32 val)
+{
+	struct drm_m890_queue_create q;
+	union m890_packet p;
+	__u64 seq;
+	int ret;
+
+	if (queue_create(fd, &q))
+		return -999;
+	pkt_fill(&p, va, 4096, val);
+	if (submit(fd, q.queue_id, &p, 1, &seq) || wait_point(fd, q.syncobj, seq))
+		ret = -998;
+	else
+		ret = point_status(fd, q.syncobj, seq);
+	queue_destroy(fd, q.queue_id);
+	return ret;
+}
+
+/*
+ * In one VM the switch does not check windows, so the driver must: after
+ * a revoke, and after the owner's BO is freed (its HBM given to a new
+ * BO), an access through a window opened before faults and the new BO's
+ * contents stay untouched.
+ */
+TEST_F(xvm, same_vm_window_faults_after_revoke_and_free)
+{
+	struct drm_m890_fabric_import im;
+	struct drm_m890_fabric_export ex;
+	struct drm_m890_bo_create bo, bo2;
+	__u32 *m;
+
+	ASSERT_EQ(0, bo_create(self->fd0, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, fabric_export(self->fd0, bo.handle, 0, 0, &ex));
+	ASSERT_EQ(0, fabric_import(self->fd1, ex.fabric_id, ex.key, &im));
+	EXPECT_EQ(1, fill_through(_metadata, self->fd1, im.va, 0x11111111));
+	ASSERT_EQ(0, fabric_revoke(self->fd0, bo.handle, 0));
+	EXPECT_GT(0, fill_through(_metadata, self->fd1, im.va, 0x22222222));
+	m = bo_map(self->fd0, &bo);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0x11111111, m[0]);
+	munmap(m, bo.size);
+	EXPECT_EQ(0, gem_close(self->fd1, im.handle));
+
+	/* Exported again, window opened, then the BO freed and replaced. */
+	ASSERT_EQ(0, fabric_export(self->fd0, bo.handle, 0, 0, &ex));
+	ASSERT_EQ(0, fabric_import(self->fd1, ex.fabric_id, ex.key, &im));
+	ASSERT_EQ(0, gem_close(self->fd0, bo.handle));
+	ASSERT_EQ(0, bo_create(self->fd0, 64 * 1024, DRM_M890_BO_HBM, &bo2));
+	EXPECT_GT(0, fill_through(_metadata, self->fd1, im.va, 0x33333333));
+	m = bo_map(self->fd0, &bo2);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0, m[0]);
+	munmap(m, bo2.size);
 }
 
 TEST_F(xvm, window_cannot_be_exported_or_shared)
