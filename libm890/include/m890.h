@@ -127,6 +127,7 @@ m890_status_t m890_device_close(m890_device_t device);
 #define M890_CAP_PEER_IMPORT	(1ull << 3)
 #define M890_CAP_FABRIC		(1ull << 4)
 #define M890_CAP_TIMESTAMP	(1ull << 5)
+#define M890_CAP_FABRIC_WINDOWS	(1ull << 7)	/* windows across VMs, m890_comm_create_fabric() */
 
 #define M890_DEVICE_NO_FABRIC	0xffu
 
