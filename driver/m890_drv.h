@@ -500,6 +500,7 @@ void m890_fabric_work(struct work_struct *work);
 
 /* m890_xvm.c */
 void m890_xvm_init(struct m890_device *mdev);
+void m890_xvm_fini(struct m890_device *mdev);
 void m890_xvm_bo_free(struct m890_bo *bo);
 int m890_fabric_export_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_fabric_revoke_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

@@ -349,6 +349,7 @@ static void m890_remove(struct pci_dev *pdev)
 {
 	struct m890_device *mdev = pci_get_drvdata(pdev);
 
+	m890_xvm_fini(mdev);
 	m890_fabric_remove(mdev);
 	drm_dev_unplug(&mdev->drm);
 

@@ -100,20 +100,49 @@ void m890_xvm_init(struct m890_device *mdev)
 			break;
 }
 
-/* Withdraw @bo's export; the caller holds xvm_lock. */
-static void m890_xvm_revoke_locked(struct m890_device *mdev, struct m890_bo *bo)
+/* Clear the PTEs of the windows of this system on export @slot. */
+static void m890_xvm_zap_local(struct m890_device *mdev, u32 slot, bool all)
 {
 	struct m890_bo *win, *tmp;
-	int ret;
 
 	lockdep_assert_held(&mdev->xvm_lock);
-	/* Windows of this system: no access after the revoke either. */
 	list_for_each_entry_safe(win, tmp, &mdev->xvm_local, window_link) {
-		if (win->window_slot != bo->export_slot)
+		if (!all && win->window_slot != slot)
 			continue;
 		list_del_init(&win->window_link);
 		m890_mmu_unmap(win->ctx, win->va_node.start, win->shmem.base.size);
 	}
+}
+
+/**
+ * m890_xvm_fini() - the driver lets go of a card: revoke its exports.
+ * @mdev: device being removed or unbound, still reachable.
+ *
+ * Its HBM may be given to other BOs by the next driver instance while
+ * BOs of this one are still referenced, so nothing may reach it through
+ * an export of this instance: every export is deleted from the switch and
+ * every window of this system on them loses its PTEs now.  The BOs keep
+ * their bookkeeping until they are freed.
+ */
+void m890_xvm_fini(struct m890_device *mdev)
+{
+	u32 slot;
+
+	mutex_lock(&mdev->xvm_lock);
+	m890_xvm_zap_local(mdev, 0, true);
+	for_each_set_bit(slot, mdev->xvm_exports, M890_SW_EXPORTS)
+		m890_sw_cmd(mdev, M890_SW_OP_EXPORT_DEL, slot, 0, 0, NULL, 0);
+	mutex_unlock(&mdev->xvm_lock);
+}
+
+/* Withdraw @bo's export; the caller holds xvm_lock. */
+static void m890_xvm_revoke_locked(struct m890_device *mdev, struct m890_bo *bo)
+{
+	int ret;
+
+	lockdep_assert_held(&mdev->xvm_lock);
+	/* Windows of this system: no access after the revoke either. */
+	m890_xvm_zap_local(mdev, bo->export_slot, false);
 	mdev->xvm_slot_bo[bo->export_slot] = NULL;
 	ret = m890_sw_cmd(mdev, M890_SW_OP_EXPORT_DEL, bo->export_slot, 0, 0, NULL, 0);
 	/* -ENODEV: the card left the switch, which dropped its exports. */
