@@ -852,7 +852,9 @@ m890_status_t m890_alltoall_local(m890_comm_t comm, const m890_buffer_t *sendbuf
 				  const m890_stream_t *streams);
 
 /**
- * m890_comm_destroy() - free a communicator and the windows it imported.
+ * m890_comm_destroy() - free a communicator and the windows it imported
+ * (on a fabric communicator, the registered buffers are also withdrawn
+ * from the switch, so that another communicator can register them).
  * Every stream that ran its collectives must have completed (synchronize
  * them, or abort first).
  */

@@ -508,3 +508,13 @@ int m890_window_import_fabric(struct m890_device *dev, uint32_t fabric_id,
 	*window = win;
 	return 0;
 }
+
+/* Withdraw the export of m890_buffer_export_fabric(); errors are ignored. */
+void m890_buffer_revoke_fabric(struct m890_buffer *buf)
+{
+	struct drm_m890_fabric_revoke rv;
+
+	memset(&rv, 0, sizeof(rv));
+	rv.handle = buf->handle;
+	drmIoctl(buf->dev->fd, DRM_IOCTL_M890_FABRIC_REVOKE, &rv);
+}

@@ -140,6 +140,10 @@ static void comm_free(struct m890_comm *c)
 		struct comm_reg *g = c->regs;
 
 		c->regs = g->next;
+		/* The caller's buffer outlives the communicator: unexport it,
+		 * so that another communicator can register it. */
+		if (c->fids && m890_obj_valid(g->buf, M890_OBJ_BUFFER))
+			m890_buffer_revoke_fabric(g->buf);
 		for (int j = 0; g->win && j < c->n; j++)
 			if (g->win[j])
 				m890_window_free(g->win[j]);

@@ -9,7 +9,8 @@
  * one-rank calls refused; a second communicator with the same id refused
  * while the first exists; one process per card (forked), meeting only
  * through the switch; a rank whose fabric id has no card, which times out
- * naming it; and a peer process that joins and exits without taking part
+ * naming it; buffers registered again in a new communicator once the
+ * first is destroyed; and a peer process that joins and exits without taking part
  * in the all-to-all, which fails within the timeout naming the peer's
  * fabric id, after which abort and destroy work.
  */
@@ -262,6 +263,13 @@ int main(void)
 	}
 	/* The same id again while it exists: its keys are taken. */
 	TAP_STATUS(create(0x7e57, fids, n, r, n, 1000000000ull, &comm2), M890_ERROR_INVALID_ARGUMENT);
+	TAP_STATUS(m890_comm_destroy(comm), M890_SUCCESS);
+	comm = NULL;
+	/* Its buffers were unexported with it: another communicator takes them. */
+	TAP_STATUS(create(0x7e5b, fids, n, r, n, 10000000000ull, &comm), M890_SUCCESS);
+	TAP_STATUS(register_all(comm, r, n), M890_SUCCESS);
+	wrong = a2a_round(comm, r, rk, n, fids, n, 4096, 3);
+	tap_ok(wrong == 0, "the same buffers in a new communicator: %lld wrong bytes", wrong);
 	TAP_STATUS(m890_comm_destroy(comm), M890_SUCCESS);
 	comm = NULL;
 
