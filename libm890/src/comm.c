@@ -411,7 +411,7 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 		if (err != ENOENT && err != ENOLINK) {
 			char msg[200];
 
-			snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+			snprintf(msg, sizeof(msg), "%s", m890_last_detail());
 			return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
 					 M890_ERROR_SYSTEM,
 					 "rank %d: window on rank %d (fabric id %u)'s %s: %s",
@@ -589,7 +589,7 @@ fail:
 	{
 		char msg[256];
 
-		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
 		comm_free(c);
 		return m890_fail(st, "comm_create_fabric: %s", msg);
 	}
