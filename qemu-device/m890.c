@@ -650,6 +650,7 @@ static const Property m890_properties[] = {
                      IcnSwitchState *),
     DEFINE_PROP_UINT8("port", M890State, port, M890_PORT_NONE),
     DEFINE_PROP_BOOL("switch-mgmt", M890State, sw_mgmt, true),
+    DEFINE_PROP_UINT8("trust-domain", M890State, trust_domain, 0),
     DEFINE_PROP_UINT32("queues", M890State, num_queues, 16),
 };
 

@@ -59,6 +59,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 
 typedef struct IcnRemote IcnRemote;
 
+/*
+ * Trust domain (spec §8.7) of every card of another VM in the copy of
+ * icn-switchd's switch: above the 0..255 of the "trust-domain" property.
+ */
+#define ICN_DOMAIN_REMOTE       0x100u
+
 struct IcnSwitchState {
     Object parent_obj;
     uint32_t switch_id;
@@ -154,6 +160,7 @@ struct M890State {
     IcnSwitchState *sw;
     uint8_t port;
     bool sw_mgmt;               /* may change switch state (spec §8.3) */
+    uint8_t trust_domain;       /* test hook, spec §8.7; see m890_switch.c */
     uint32_t num_queues;
 
     MemoryRegion regs;

@@ -17,6 +17,12 @@
  * result synchronously; state changes come back as events to every card.
  * The card property "switch-mgmt" (default on) is the management
  * permission of spec §8.3: without it changing commands answer EPERM.
+ *
+ * All cards of one VM form one trust domain (spec §8.7), so their peer
+ * accesses need no window.  The card property "trust-domain" (0..255,
+ * default 0) is a test hook: cards of one VM given different values are
+ * in different domains, so one VM can exercise exports, windows and
+ * revocation as if the cards were in VMs of their own.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -52,6 +58,7 @@ int m890_switch_attach(M890State *s, Error **errp)
         .hbm = s->hbm,
         .hbm_size = s->hbm_size,
         .kick = icn_switch_kick_cb,
+        .domain = s->trust_domain,
     };
     int ret;
 

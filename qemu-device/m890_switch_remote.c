@@ -19,11 +19,12 @@
  * Exports and windows (spec §8.7) are the daemon's: the card's opcodes
  * 9..12 are relayed like any command, and the copy learns every export
  * slot from EXPORT messages (range and window set, no key).  Local cards
- * are trust domain 0 in the copy and every card of another VM domain 1
- * (ICN_REMOTE_DOMAIN), so the core's window check applies exactly to
- * accesses that leave this VM.  A FENCE is acknowledged when it is read:
- * the messages before it have been applied, and since peer accesses run
- * under the BQL, none checked against the old state is still running.
+ * are in their "trust-domain" (0 by default) in the copy and every card
+ * of another VM in ICN_DOMAIN_REMOTE, so the core's window check applies
+ * exactly to accesses that leave this VM.  A FENCE is acknowledged when
+ * it is read: the messages before it have been applied, and since peer
+ * accesses run under the BQL, none checked against the old state is
+ * still running.
  *
  * The daemon owns the counters: the copy's counters collect this VM's
  * traffic and are reported (COUNTERS) and zeroed every
@@ -60,7 +61,6 @@
 #define ICN_REMOTE_FLUSH_MS     20
 #define ICN_REMOTE_RETRY_MS     500
 #define ICN_REMOTE_REPLY_MS     5000
-#define ICN_REMOTE_DOMAIN       1       /* cards of other VMs (§8.7) */
 
 typedef struct IcnRemotePeer {
     bool mapped;
@@ -201,7 +201,7 @@ static void icn_remote_peer(IcnRemote *r, struct icn_msg *m)
     ep.hbm = hbm;
     ep.hbm_size = size;
     ep.kick = icn_remote_peer_kick;
-    ep.domain = ICN_REMOTE_DOMAIN;
+    ep.domain = ICN_DOMAIN_REMOTE;
     if (icn_switch_attach(r->sw->core, port, &ep)) {
         munmap(hbm, size);
         close(p->fds[0]);

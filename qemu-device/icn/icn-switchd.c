@@ -633,6 +633,22 @@ static void client_readable(struct client *c)
     }
 }
 
+/* Close the clients marked dead; closing may send and kill more. */
+static void close_dead(void)
+{
+    unsigned int i;
+
+    for (bool again = true; again;) {
+        again = false;
+        for (i = 0; i < ICN_MAX_CLIENTS; i++) {
+            if (d.client[i].used && d.client[i].dead) {
+                client_close(&d.client[i]);
+                again = true;
+            }
+        }
+    }
+}
+
 static void accept_client(void)
 {
     struct timeval tv = { .tv_sec = ICN_SEND_TIMEOUT_MS / 1000,
@@ -842,18 +858,10 @@ int main(int argc, char **argv)
         }
         /* a fence that timed out kills its laggards first */
         fences_poll(false);
-        /* closing may send (PEER_GONE, events) and kill more clients */
-        for (bool again = true; again;) {
-            again = false;
-            for (i = 0; i < ICN_MAX_CLIENTS; i++) {
-                if (d.client[i].used && d.client[i].dead) {
-                    client_close(&d.client[i]);
-                    again = true;
-                }
-            }
-        }
+        close_dead();
         /* answer the EXPORT_DELs whose fences completed */
         fences_poll(true);
+        close_dead();
     }
     if (stop_signal) {
         logmsg(0, "signal %d: exiting", (int)stop_signal);

@@ -17,7 +17,8 @@
  * one VM applied to the other's transfers (the partition check still
  * refuses accesses through open windows); a WAIT on another VM's
  * semaphore woken by its SIGNAL through the doorbell eventfd; a VM
- * killed while a card of the other VM waits on its semaphore (the WAIT
+ * frozen during a revoke (cut off after the fence's timeout, then back
+ * without its exports and windows); a VM killed while a card of the other VM waits on its semaphore (the WAIT
  * fails with FABRIC); a new VM on the freed ports, without the dead VM's
  * exports and windows; the daemon killed and restarted (ports down with
  * events, ENODEV, FABRIC, then reconnection, exports gone, and working
@@ -453,6 +454,58 @@ static void test_signal_wait(void)
                     M890_Q_STATUS_ENABLED | M890_Q_STATUS_IDLE);
 }
 
+/*
+ * A VM frozen during a revoke: EXPORT_DEL completes after the fence times
+ * out, the frozen VM is cut off, and once thawed it reconnects without
+ * its old exports and windows (icn-switchd.rst, "Cross-VM windows").
+ */
+static void test_revoke_frozen_vm(void)
+{
+    Card *a0 = &vm_a.card[0], *b0 = &vm_b.card[0];
+    union m890_packet p = copy_pkt(VA_HBM, VA_FID(2) + 0x200000, 4096);
+    pid_t pid_a = qtest_pid(vm_a.qs->qts);
+    uint32_t seq = rd(a0, M890_REG_SW_EVENT_SEQ);
+    gint64 t0, ms;
+    int i;
+
+    g_assert_cmpuint(export_add(b0, 5, 0xdead, RANGE(0x200, 1)), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(sw_cmd(a0, M890_SW_OP_WINDOW_OPEN, 2, 0xdead), ==,
+                     M890_SW_OK);
+    g_assert_cmpuint(kill(pid_a, SIGSTOP), ==, 0);
+    t0 = g_get_monotonic_time();
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_EXPORT_DEL, 5, 0), ==, M890_SW_OK);
+    ms = (g_get_monotonic_time() - t0) / 1000;
+    /* the fence waited for VM A, then the daemon cut it off */
+    g_assert_cmpint(ms, >=, 900);
+    g_assert_cmphex(sw_port(b0, 0, M890_SW_PORT_STATE) >> 16 & 1, ==, 0);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_WINDOW_OPEN, 0, KEY(0)), ==,
+                     M890_SW_ENOENT);
+    g_assert_cmpuint(kill(pid_a, SIGCONT), ==, 0);
+
+    /*
+     * VM A comes back by itself: its two ports go down (two events), it
+     * reconnects and they come up again (two more).
+     */
+    for (i = 0; i < 1000 && !(rd(a0, M890_REG_SW_EVENT_SEQ) >= seq + 4 &&
+                              link_up(a0)); i++) {
+        g_usleep(10000);
+    }
+    g_assert_cmpuint(rd(a0, M890_REG_SW_EVENT_SEQ), >=, seq + 4);
+    g_assert(link_up(a0));
+    g_assert(wait_port(b0, 0, M890_SW_PORT_FABRIC_ID, 0));
+    g_assert(wait_port(b0, 1, M890_SW_PORT_FABRIC_ID, 1));
+    g_assert(wait_port(a0, 2, M890_SW_PORT_STATE,
+                       M890_LINK_UP | M890_LINK_UP << 8 | 1 << 16));
+    g_assert_cmpuint(qerr(run(a0, 0, &p)), ==, M890_QERR_FABRIC);
+    recover(a0, 0);
+    g_assert_cmpuint(sw_cmd(b0, M890_SW_OP_WINDOW_OPEN, 0, KEY(0)), ==,
+                     M890_SW_ENOENT);
+    share(&vm_a, 0, &vm_b);
+    open_windows(2, &vm_a);         /* B's exports are still there */
+    g_assert_cmphex(run(a0, 0, &p), ==, M890T_IDLE);
+}
+
 static void test_vm_killed(void)
 {
     Card *a0 = &vm_a.card[0], *b0;
@@ -564,6 +617,7 @@ int main(int argc, char **argv)
     qtest_add_func("/m890-multivm/partition-route-drop",
                    test_partition_route_drop);
     qtest_add_func("/m890-multivm/signal-wait", test_signal_wait);
+    qtest_add_func("/m890-multivm/revoke-frozen-vm", test_revoke_frozen_vm);
     qtest_add_func("/m890-multivm/vm-killed", test_vm_killed);
     qtest_add_func("/m890-multivm/daemon-restart", test_daemon_restart);
     ret = g_test_run();
