@@ -78,8 +78,9 @@ ifeq ($(VMS),1)
 RUN_CMD = echo '== icnctl port show'; icnctl port show || exit 1; \
 	echo '== m890-a2a: all-to-all of 1 MiB blocks across $(CARDS) cards'; m890-a2a
 else
-# Several VMs on icn-switchd: each checks the joined fabric and runs the
-# all-to-all across its own cards (tests/guest/m890-vm-fabric.sh).
+# Several VMs on icn-switchd: each checks the joined fabric, runs the
+# all-to-all across its own cards, then its ranks of the all-to-all over
+# every card of every VM (tests/guest/m890-vm-fabric.sh).
 RUN_CMD = m890-vm-fabric
 endif
 

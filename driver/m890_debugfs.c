@@ -112,12 +112,17 @@ static int m890_bos_show(struct seq_file *m, void *data)
 		spin_lock(&file->table_lock);
 		idr_for_each_entry(&file->object_idr, obj, id) {
 			bo = to_m890_bo(obj);
+			/* Export state read without xvm_lock: a snapshot. */
 			seq_printf(m,
-				   "client %llu handle %d %s size %zu va 0x%llx pte2m %u refs %u%s\n",
+				   "client %llu handle %d %s size %zu va 0x%llx pte2m %u refs %u%s%s",
 				   file->client_id, id, m890_bo_kind_name[bo->kind], obj->size,
 				   bo->ctx ? bo->va_node.start : 0, bo->large_ptes,
 				   kref_read(&obj->refcount),
-				   obj->dma_buf ? " exported" : "");
+				   obj->dma_buf ? " exported" : "",
+				   READ_ONCE(bo->exported) ? " fabric-exported" : "");
+			if (bo->window)
+				seq_printf(m, " window on fabric id %u", bo->peer_fabric_id);
+			seq_putc(m, '\n');
 		}
 		spin_unlock(&file->table_lock);
 	}

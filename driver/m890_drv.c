@@ -108,7 +108,8 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	if (mdev->fabric_id != M890_FABRIC_ID_NONE) {
 		info->capabilities |= DRM_M890_CAP_FABRIC;
 		if (mdev->hbm_size)
-			info->capabilities |= DRM_M890_CAP_PEER_IMPORT;
+			info->capabilities |= DRM_M890_CAP_PEER_IMPORT |
+					      DRM_M890_CAP_FABRIC_WINDOWS;
 	}
 	if (mdev->caps & M890_HWCAP_TIMESTAMP)
 		info->capabilities |= DRM_M890_CAP_TIMESTAMP;
@@ -223,6 +224,9 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(M890_QUEUE_DESTROY, m890_queue_destroy_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(M890_SUBMIT, m890_submit_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(M890_BO_WAIT, m890_bo_wait_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_FABRIC_EXPORT, m890_fabric_export_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_FABRIC_REVOKE, m890_fabric_revoke_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(M890_FABRIC_IMPORT, m890_fabric_import_ioctl, 0),
 };
 
 /*

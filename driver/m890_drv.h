@@ -12,6 +12,8 @@
  *     > m890_device.hwq_lock
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
  *   m890_device.reset_sem (write: device reset, FLR) > m890_device.sw_lock
+ *   m890_device.xvm_lock > m890_device.sw_lock
+ *   m890_device.xvm_lock > m890_ctx.lock (a revoke clears local windows)
  *   m890_device.hbm_lock is a leaf.
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
@@ -66,6 +68,7 @@
 
 struct m890_queue;
 struct m890_file;
+struct m890_xvm_win;
 
 /**
  * struct m890_ctx - a device address space (one per open file).
@@ -141,6 +144,14 @@ struct m890_pt {
  * @files_lock: protects @files (debugfs).
  * @files: open files.
  * @sw_lock: serializes the switch management window.
+ * @xvm_lock: protects @xvm_exports, @xvm_windows and the export state of
+ *            the card's BOs (m890_xvm.c).
+ * @xvm_exports: switch export slots in use by BOs of this card.
+ * @xvm_slot_bo: the BO exported in each slot (no reference: the BO's
+ *               free revokes the export first).
+ * @xvm_windows: &struct m890_xvm_win of windows this card has open.
+ * @xvm_local: window BOs of cards of this system on this card's exports
+ *             (m890_bo.window_link), whose PTEs a revoke clears.
  * @fabric_link: entry in the global list of fabric-attached cards.
  * @fabric_work: sends netlink notifications for fabric events.
  * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
@@ -184,6 +195,11 @@ struct m890_device {
 	struct list_head files;
 
 	struct mutex sw_lock;	/* switch window registers */
+	struct mutex xvm_lock;	/* xvm_exports, xvm_windows, BO export state */
+	DECLARE_BITMAP(xvm_exports, M890_SW_EXPORTS);
+	struct m890_bo *xvm_slot_bo[M890_SW_EXPORTS];
+	struct list_head xvm_windows;
+	struct list_head xvm_local;
 	struct list_head fabric_link;
 	struct work_struct fabric_work;
 	u32 evt_sw;
@@ -266,6 +282,16 @@ struct m890_bo_va {
  * @peer_buf: exporter's dma-buf (peer windows, one reference).
  * @peer_offset: HBM offset on the peer (peer windows).
  * @peer_fabric_id: fabric id of the peer (peer windows).
+ * @exported: an HBM BO offered to other VMs (under m890_device.xvm_lock).
+ * @export_slot: its switch export slot.
+ * @export_key: its key.
+ * @window: for a window opened by DRM_M890_FABRIC_IMPORT, the card's count
+ *          of windows on that export (one reference, m890_xvm.c).
+ * @window_owner: for a window on a card of this system, that card (a
+ *                reference on its DRM device); NULL otherwise.
+ * @window_slot: the export slot of the window.
+ * @window_link: entry in the owner's m890_device.xvm_local (under its
+ *               xvm_lock), empty once revoked.
  */
 struct m890_bo {
 	struct drm_gem_shmem_object shmem;
@@ -280,6 +306,13 @@ struct m890_bo {
 	struct dma_buf *peer_buf;
 	u64 peer_offset;
 	u32 peer_fabric_id;
+	bool exported;
+	u32 export_slot;
+	u64 export_key;
+	struct m890_xvm_win *window;
+	struct m890_device *window_owner;
+	u32 window_slot;
+	struct list_head window_link;
 };
 
 static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
@@ -460,7 +493,18 @@ void m890_fabric_remove(struct m890_device *mdev);
 void m890_fabric_event(struct m890_device *mdev);
 void m890_fabric_fault(struct m890_device *mdev);
 int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer);
+struct m890_device *m890_fabric_card_get(u32 fabric_id);
+int m890_sw_cmd(struct m890_device *mdev, u32 op, u32 arg, u64 arg0, u64 arg1,
+		u64 *data, unsigned int n);
 void m890_fabric_work(struct work_struct *work);
+
+/* m890_xvm.c */
+void m890_xvm_init(struct m890_device *mdev);
+void m890_xvm_fini(struct m890_device *mdev);
+void m890_xvm_bo_free(struct m890_bo *bo);
+int m890_fabric_export_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_fabric_revoke_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* m890_debugfs.c */
 void m890_debugfs_init(struct m890_device *mdev);

@@ -96,17 +96,33 @@ static int m890_sw_errno(u32 status)
 		return -EPERM;
 	case M890_SW_ENODEV:
 		return -ENODEV;
+	case M890_SW_ENOENT:
+		return -ENOENT;
+	case M890_SW_EBUSY:
+		return -EBUSY;
+	case M890_SW_ENOLINK:
+		return -ENOLINK;
 	default:
 		return -EIO;
 	}
 }
 
-/*
- * Run one switch command with port/index argument @arg and arguments
- * @arg0, @arg1; @data receives @n result words.
+/**
+ * m890_sw_cmd() - run one command through the card's switch window.
+ * @mdev: card.
+ * @op: enum m890_sw_op.
+ * @arg: port, fabric id or slot argument of @op.
+ * @arg0: SW_ARG0.
+ * @arg1: SW_ARG1.
+ * @data: receives @n SW_DATA words on success, may be NULL if @n is 0.
+ * @n: result words wanted.
+ *
+ * Context: takes sw_lock; may sleep.
+ * Return: 0, the switch status as a negative errno, or -ENODEV once the
+ * card is gone.
  */
-static int m890_sw_cmd(struct m890_device *mdev, u32 op, u32 arg, u64 arg0,
-		       u64 arg1, u64 *data, unsigned int n)
+int m890_sw_cmd(struct m890_device *mdev, u32 op, u32 arg, u64 arg0, u64 arg1,
+		u64 *data, unsigned int n)
 {
 	unsigned int i;
 	int idx, ret;
@@ -1487,6 +1503,25 @@ int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer)
 		return -EPERM;
 	}
 	return 0;
+}
+
+/**
+ * m890_fabric_card_get() - the card of this system with @fabric_id.
+ * @fabric_id: fabric id.
+ *
+ * Return: the card with a reference on its DRM device (drop it with
+ * drm_dev_put()), or NULL when no card of this system has that id.
+ */
+struct m890_device *m890_fabric_card_get(u32 fabric_id)
+{
+	struct m890_device *mdev;
+
+	mutex_lock(&m890_fabric_lock);
+	mdev = m890_card_find(fabric_id);
+	if (mdev)
+		drm_dev_get(&mdev->drm);
+	mutex_unlock(&m890_fabric_lock);
+	return mdev;
 }
 
 /**

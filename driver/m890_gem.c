@@ -298,6 +298,8 @@ static void m890_hbm_free(struct drm_gem_object *obj)
 	struct m890_device *mdev = to_m890(obj->dev);
 
 	m890_bo_unmap(bo);
+	/* Other VMs' windows go before the range can be reused. */
+	m890_xvm_bo_free(bo);
 	mutex_lock(&mdev->hbm_lock);
 	if (drm_mm_node_allocated(&bo->hbm_node)) {
 		drm_mm_remove_node(&bo->hbm_node);

@@ -271,10 +271,13 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&mdev->queue_lock);
 	mutex_init(&mdev->files_lock);
 	mutex_init(&mdev->sw_lock);
+	mutex_init(&mdev->xvm_lock);
 	spin_lock_init(&mdev->hwq_lock);
 	init_rwsem(&mdev->reset_sem);
 	INIT_LIST_HEAD(&mdev->files);
 	INIT_LIST_HEAD(&mdev->fabric_link);
+	INIT_LIST_HEAD(&mdev->xvm_windows);
+	INIT_LIST_HEAD(&mdev->xvm_local);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
 	ida_init(&mdev->asid_ida);
 
@@ -322,6 +325,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	m890_wr(mdev, M890_REG_EVT_MASK, 0);
 
 	m890_debugfs_init(mdev);
+	m890_xvm_init(mdev);
 
 	ret = drm_dev_register(&mdev->drm, 0);
 	if (ret)
@@ -345,6 +349,7 @@ static void m890_remove(struct pci_dev *pdev)
 {
 	struct m890_device *mdev = pci_get_drvdata(pdev);
 
+	m890_xvm_fini(mdev);
 	m890_fabric_remove(mdev);
 	drm_dev_unplug(&mdev->drm);
 

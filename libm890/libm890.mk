@@ -72,11 +72,12 @@ $(LIBM890_PC): libm890/m890.pc.in libm890/libm890.mk
 	    -e 's|@VERSION@|0.1.0|' \
 	    -e 's|@REQUIRES@|$(LIBM890_PKGS)|' $< > $@
 
-$(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_pattern.h \
+$(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_fabric.c \
+		libm890/examples/a2a_fabric.h libm890/examples/a2a_pattern.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< \
-		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ libm890/examples/m890_a2a.c \
+		libm890/examples/a2a_fabric.c $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).

@@ -12,11 +12,15 @@
  * reports per-card and total bandwidth in wall time (host) and modelled
  * device time.  busbw = algbw * (N - 1) / N as for nccl-tests' alltoall.
  *
+ * With --fabric COMMID --ranks LIST the cards of several VMs take part,
+ * each VM running the program for its own cards (a2a_fabric.c).
+ *
  * Exit status: 0 when every byte matched, 1 on a mismatch or an error
  * (naming card, slot and first bad offset), 2 on a usage error.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@
 
 #include <m890.h>
 
+#include "a2a_fabric.h"
 #include "a2a_pattern.h"
 
 struct card {
@@ -53,10 +58,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: m890-a2a [-n CARDS] [-b BLOCK_BYTES] [-v]\n"
-		"  -n CARDS   cards taking part (default: all)\n"
+		"       m890-a2a --fabric COMMID --ranks FABRIC_IDS [-n CARDS] [-b BYTES]\n"
+		"                [--timeout SECONDS] [--hold]\n"
+		"  -n CARDS   cards of this VM taking part (default: all)\n"
 		"  -b BYTES   bytes each card sends to each card, K/M/G suffix\n"
 		"             allowed (default 1M)\n"
-		"  -v         verbose\n");
+		"  -v         verbose\n"
+		"  --fabric COMMID    one communicator over the cards of several VMs\n"
+		"                     (every VM runs m890-a2a with the same COMMID)\n"
+		"  --ranks IDS        fabric ids of the ranks in rank order, e.g. 0-7\n"
+		"  --timeout SECONDS  for the peers to join and finish (default 60)\n"
+		"  --hold             join, then wait until killed without exchanging\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -106,9 +118,51 @@ int main(int argc, char **argv)
 	int ncards = -1, avail, n = 0, opt, i, j, k, rc = 1;
 	int64_t t0, t1;
 	uint64_t mismatches = 0;
+	static const struct option longopts[] = {
+		{ "fabric", required_argument, NULL, 'F' },
+		{ "ranks", required_argument, NULL, 'R' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct a2a_fabric_args fab = { .nranks = 0, .timeout_ns = 60000000000ull };
+	bool fabric = false;
+	char *end;
 
-	while ((opt = getopt(argc, argv, "n:b:vh")) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'F':
+			errno = 0;
+			fab.comm_id = strtoull(optarg, &end, 0);
+			if (errno || *end || !fab.comm_id || *optarg == '-') {
+				fprintf(stderr, "m890-a2a: --fabric needs a non-zero communicator id, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			fabric = true;
+			break;
+		case 'R':
+			fab.nranks = a2a_parse_ranks(optarg, fab.fids, 64);
+			if (fab.nranks < 1) {
+				fprintf(stderr, "m890-a2a: bad --ranks '%s' (fabric ids < 64, e.g. 0-3,8)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'T': {
+			unsigned long s = strtoul(optarg, &end, 10);
+
+			if (*end || !s || s > 3600 || *optarg == '-') {
+				fprintf(stderr, "m890-a2a: --timeout needs 1..3600 seconds\n");
+				return 2;
+			}
+			fab.timeout_ns = s * 1000000000ull;
+			break;
+		}
+		case 'H':
+			fab.hold = true;
+			break;
 		case 'n':
 			ncards = atoi(optarg);
 			if (ncards < 1) {
@@ -136,6 +190,15 @@ int main(int argc, char **argv)
 	if (optind != argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (fabric != (fab.nranks > 0) || (fab.hold && !fabric)) {
+		fprintf(stderr, "m890-a2a: --fabric and --ranks go together (--hold needs them)\n");
+		return 2;
+	}
+	if (fabric) {
+		fab.ncards = ncards;
+		fab.block = block;
+		return a2a_fabric_run(&fab);
 	}
 
 	CHECK(m890_device_count(&avail), "cannot count devices");

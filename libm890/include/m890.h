@@ -127,6 +127,7 @@ m890_status_t m890_device_close(m890_device_t device);
 #define M890_CAP_PEER_IMPORT	(1ull << 3)
 #define M890_CAP_FABRIC		(1ull << 4)
 #define M890_CAP_TIMESTAMP	(1ull << 5)
+#define M890_CAP_FABRIC_WINDOWS	(1ull << 7)	/* windows across VMs, m890_comm_create_fabric() */
 
 #define M890_DEVICE_NO_FABRIC	0xffu
 
@@ -721,16 +722,94 @@ m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
 				    m890_comm_t *comm);
 
 /**
- * m890_comm_rank() - this process's rank in @rank, or -1 when every rank
- * of the communicator is in this process.
+ * struct m890_comm_fabric_config - the ranks of m890_comm_create_fabric().
+ * Start from M890_COMM_FABRIC_CONFIG_INIT, then set the fields.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @comm_id: non-zero, the same in every process of the communicator and
+ *           distinct from every other communicator using the same cards
+ *           at the same time (it names the communicator on the switch).
+ * @nranks: 1 .. 64 ranks in all VMs.
+ * @ndevices: 1 .. @nranks cards of this process in @devices.
+ * @fabric_ids: [@nranks] the fabric id of each rank's card, in rank order,
+ *              identical in every process (m890_device_get_info() gives a
+ *              card's id; in `make run VMS=N` VM v's cards have ids
+ *              v * cards .. (v + 1) * cards - 1).
+ * @devices: [@ndevices] this process's open cards; each one's fabric id is
+ *           in @fabric_ids, which gives its rank.  The per-rank calls take
+ *           arrays in the order of @devices.
+ */
+struct m890_comm_fabric_config {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint64_t comm_id;
+	int nranks;
+	int ndevices;
+	const uint32_t *fabric_ids;
+	const m890_device_t *devices;
+};
+#define M890_COMM_FABRIC_CONFIG_MAGIC	0x4d384346u	/* "M8CF" */
+#define M890_COMM_FABRIC_CONFIG_VERSION	1
+#define M890_COMM_FABRIC_CONFIG_INIT \
+	{ .size = sizeof(struct m890_comm_fabric_config), \
+	  .magic = M890_COMM_FABRIC_CONFIG_MAGIC, \
+	  .version = M890_COMM_FABRIC_CONFIG_VERSION }
+
+/**
+ * m890_comm_create_fabric() - this process's ranks of a communicator whose
+ * cards are in several VMs (or processes) on one ICN switch.  Every
+ * process calls it with the same @fabric->comm_id and fabric ids, and its
+ * own cards.
+ * @fabric: the ranks (see struct m890_comm_fabric_config).
+ * @config: as m890_comm_create(); its @timeout_ns also bounds the setup.
+ * @comm: returned handle.
+ *
+ * There is no network between VMs: the ranks meet through the switch.
+ * Each local rank exports its semaphore area with DRM_M890_FABRIC_EXPORT
+ * under a key derived from (@comm_id, rank), and opens a window on every
+ * peer's, polling DRM_M890_FABRIC_IMPORT until the peer has exported it.
+ * Peers in this process or VM go through the same path.  Readiness and
+ * completion of each collective are SIGNAL/WAIT packets on the
+ * semaphores through those windows, as for the other communicators.
+ *
+ * Such a communicator runs the per-rank calls: m890_comm_register() of
+ * each local rank's receive buffers (exported under keys derived from the
+ * communicator id, the rank and the registration's number), then
+ * m890_alltoall_local() (m890_alltoall_rank() with one local rank), and
+ * m890_comm_synchronize() with the local ranks' streams.  A peer that
+ * dies or leaves makes the waits for it time out, or its writes fault
+ * (M890_ERROR_DEVICE_FAULT): either way the message of
+ * m890_comm_synchronize() names the rank and its fabric id.
+ * m890_comm_abort() also releases the peers waiting for this process's
+ * ranks.  Errors: M890_ERROR_INVALID_ARGUMENT (config, a device whose
+ * fabric id is not a rank's, a comm_id whose keys are already exported on
+ * a card), M890_ERROR_NOT_SUPPORTED (a card without fabric windows, or
+ * peers in another partition), M890_ERROR_TIMEOUT naming the first rank
+ * and fabric id that did not export in time, allocation errors.
+ */
+m890_status_t m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
+				      const struct m890_comm_config *config,
+				      m890_comm_t *comm);
+
+/**
+ * m890_comm_rank() - this process's rank in @rank, or -1 when the process
+ * holds several ranks of the communicator (every rank for
+ * m890_comm_create(); for m890_comm_create_fabric() the ranks follow from
+ * the fabric ids of its devices).
  */
 m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
 
 /**
  * m890_comm_register() - collective over the processes of a
- * m890_comm_create_rank() communicator: every rank registers one of its
- * HBM buffers, in the same order everywhere, and imports every peer's as
- * a window, so that collectives can write into it.  The buffer must stay
+ * m890_comm_create_rank() or m890_comm_create_fabric() communicator: every
+ * rank registers one of its HBM buffers, in the same order everywhere, and
+ * imports every peer's as a window, so that collectives can write into it.
+ * On a fabric communicator the buffer's device names the local rank; the
+ * call only exports it, and the windows on the peers' buffers of the same
+ * registration number are opened by the first collective that uses it
+ * (waiting for the peers up to the timeout).  The buffer must stay
  * allocated until m890_comm_destroy().  Errors:
  * M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
  * host buffer, a peer that failed to register), M890_ERROR_TIMEOUT (a
@@ -757,7 +836,25 @@ m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
 				 m890_stream_t stream);
 
 /**
- * m890_comm_destroy() - free a communicator and the windows it imported.
+ * m890_alltoall_local() - the part of an all-to-all of every rank this
+ * process holds (a m890_comm_create_rank() or m890_comm_create_fabric()
+ * communicator): m890_alltoall_rank() for each local rank at once, one
+ * collective.  @sendbufs, @recvbufs (registered) and @streams have one
+ * entry per local rank, in the order of the fabric config's devices (one
+ * entry for m890_comm_create_rank()).  Opens the windows on the peers'
+ * registered buffers first if needed (M890_ERROR_TIMEOUT naming the rank
+ * and fabric id of a peer that did not register in time; nothing is
+ * enqueued then).  Errors: as m890_alltoall_rank().
+ */
+m890_status_t m890_alltoall_local(m890_comm_t comm, const m890_buffer_t *sendbufs,
+				  const m890_buffer_t *recvbufs,
+				  uint64_t bytes_per_peer,
+				  const m890_stream_t *streams);
+
+/**
+ * m890_comm_destroy() - free a communicator and the windows it imported
+ * (on a fabric communicator, the registered buffers are also withdrawn
+ * from the switch, so that another communicator can register them).
  * Every stream that ran its collectives must have completed (synchronize
  * them, or abort first).
  */
@@ -882,8 +979,9 @@ m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
 /**
  * m890_comm_synchronize() - wait, up to the communicator's timeout, until
  * the n @streams (as passed to the collectives; for a communicator of
- * m890_comm_create_rank(), a pointer to this rank's one stream) have
- * executed their work.
+ * m890_comm_create_rank(), a pointer to this rank's one stream; for one of
+ * m890_comm_create_fabric(), the local ranks' streams in the order of its
+ * devices) have executed their work.
  * On failure the error is made sticky and the message names the rank and
  * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
  * deadline passed (the work keeps running; m890_comm_abort() releases

@@ -15,6 +15,12 @@
  * handles are reference counted per device and closed with the last
  * window.  The dma-buf keeps the memory alive, so a window outlives the
  * buffer it was made from.
+ *
+ * Across VMs no dma-buf can travel: the owner exports the BO to the switch
+ * under a 64-bit key (DRM_M890_FABRIC_EXPORT) and the peer opens a window
+ * by fabric id and key (DRM_M890_FABRIC_IMPORT), which gives a GEM handle
+ * of its own each time; such a window does not keep the memory alive (the
+ * owner's free revokes it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -409,4 +415,106 @@ M890_EXPORT m890_status_t m890_window_peer_fabric_id(m890_window_t win,
 				 "m890_window_peer_fabric_id: NULL output");
 	*fabric_id = win->peer_fabric_id;
 	return M890_SUCCESS;
+}
+
+/*
+ * Offer @buf to cards in other VMs under @key (non-zero, chosen by the
+ * caller).  The export lasts until the buffer is freed.
+ */
+m890_status_t m890_buffer_export_fabric(struct m890_buffer *buf, uint64_t key)
+{
+	struct drm_m890_fabric_export ex;
+
+	if (buf->flags != M890_MEM_HBM)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "only HBM buffers can be shared with peers");
+	if (!(buf->dev->info.capabilities & DRM_M890_CAP_FABRIC_WINDOWS))
+		return m890_fail(M890_ERROR_NOT_SUPPORTED,
+				 "%s cannot export to other VMs (no fabric windows)",
+				 buf->dev->node);
+	memset(&ex, 0, sizeof(ex));
+	ex.handle = buf->handle;
+	ex.flags = DRM_M890_EXPORT_KEY;
+	ex.key = key;
+	if (drmIoctl(buf->dev->fd, DRM_IOCTL_M890_FABRIC_EXPORT, &ex)) {
+		int err = errno;
+
+		if (err == EEXIST)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "%s: key 0x%016llx is already exported on this card (another communicator with the same id?)",
+					 buf->dev->node, (unsigned long long)key);
+		if (err == ENOSPC)
+			return m890_fail(M890_ERROR_BUSY,
+					 "%s: every export slot of the card is in use",
+					 buf->dev->node);
+		return m890_fail_errno(err, "%s: fabric export", buf->dev->node);
+	}
+	return M890_SUCCESS;
+}
+
+/*
+ * A window on @dev for the export @key of the card with @fabric_id.
+ * Returns 0, or the errno of DRM_M890_FABRIC_IMPORT (ENOENT: no such
+ * export yet, ENOLINK: a port on the path is not up, EPERM: another
+ * partition), with m890_get_last_error() set; the caller decides whether
+ * to retry.
+ */
+int m890_window_import_fabric(struct m890_device *dev, uint32_t fabric_id,
+			      uint64_t key, struct m890_window **window)
+{
+	struct drm_m890_fabric_import im;
+	struct m890_import *imp;
+	struct m890_window *win;
+
+	if (!(dev->info.capabilities & DRM_M890_CAP_FABRIC_WINDOWS)) {
+		m890_fail(M890_ERROR_NOT_SUPPORTED,
+			  "%s cannot open windows into other VMs", dev->node);
+		return EOPNOTSUPP;
+	}
+	memset(&im, 0, sizeof(im));
+	im.fabric_id = fabric_id;
+	im.key = key;
+	if (drmIoctl(dev->fd, DRM_IOCTL_M890_FABRIC_IMPORT, &im)) {
+		int err = errno;
+
+		m890_fail_errno(err, "%s: window on fabric id %u", dev->node,
+				fabric_id);
+		return err;
+	}
+	/* Every import is a handle of its own. */
+	imp = import_get(dev, im.handle);
+	win = calloc(1, sizeof(*win));
+	if (!imp || !win) {
+		if (imp)
+			import_put(dev, imp);
+		else
+			close_handle(dev->fd, im.handle);
+		free(win);
+		m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "window object");
+		return ENOMEM;
+	}
+	win->obj.type = M890_OBJ_WINDOW;
+	win->dev = dev;
+	win->import = imp;
+	win->va = im.va;
+	win->bytes = im.size;
+	win->peer_fabric_id = fabric_id;
+	if (m890_obj_register(win)) {
+		import_put(dev, imp);
+		free(win);
+		return ENOMEM;
+	}
+	m890_device_get_child(dev);
+	*window = win;
+	return 0;
+}
+
+/* Withdraw the export of m890_buffer_export_fabric(); errors are ignored. */
+void m890_buffer_revoke_fabric(struct m890_buffer *buf)
+{
+	struct drm_m890_fabric_revoke rv;
+
+	memset(&rv, 0, sizeof(rv));
+	rv.handle = buf->handle;
+	drmIoctl(buf->dev->fd, DRM_IOCTL_M890_FABRIC_REVOKE, &rv);
 }

@@ -15,7 +15,20 @@
  * With one rank per process (m890_comm_create_rank), the semaphore areas
  * and registered buffers reach the peers as dma-bufs through
  * bootstrap.c, and each process enqueues only its own rank's part.
+ *
+ * A communicator over cards of several VMs (m890_comm_create_fabric) has
+ * no socket to meet at: each local rank exports its semaphore area and
+ * each registered buffer to the switch under a key derived from the
+ * communicator id, its rank and the area (0 for the semaphores, k for its
+ * k-th registered buffer), and opens windows on its peers' areas by
+ * fabric id and the peers' keys, polling until the peer has exported or
+ * the config's timeout passed.  Semaphore windows are opened at creation,
+ * buffer windows before the first collective that writes the buffer (so
+ * that several local ranks can register one after the other).  Local and
+ * remote peers go through the same path.  The collectives then run the
+ * exchange below unchanged, for the ranks this process holds.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +49,7 @@ struct comm_win {
 
 struct comm_rank {
 	struct m890_device *dev;
+	unsigned int nreg;		/* buffers registered (fabric) */
 	struct m890_buffer *sem;	/* HBM, 2n slots */
 	struct m890_buffer *progress;	/* host, 2n slots, mapped */
 	volatile uint64_t *prog;
@@ -43,9 +57,15 @@ struct comm_rank {
 	struct comm_win **wins;		/* [n], cached windows on rank j */
 };
 
-/* A buffer registered by every rank of a multi-process communicator. */
+/*
+ * A buffer registered by every rank of a multi-process or multi-VM
+ * communicator: the @index-th registration of local rank @rank, paired
+ * with the @index-th registration of every peer.
+ */
 struct comm_reg {
 	struct comm_reg *next;
+	int rank;
+	unsigned int index;
 	struct m890_buffer *buf;	/* this rank's */
 	uint64_t *peer_bytes;		/* [n] */
 	struct m890_window **win;	/* [n] on the peers' buffers */
@@ -54,8 +74,13 @@ struct comm_reg {
 struct m890_comm {
 	struct m890_obj obj;
 	int n;
-	int me;			/* the one local rank, -1 if all are local */
+	int me;			/* the one local rank, -1 if several */
+	int nlocal;		/* ranks in this process */
+	int *lidx;		/* [n]: index of rank i among the local ranks, or -1 */
+	int *lrank;		/* [nlocal]: rank of each local index */
 	struct m890_boot *boot;	/* multi-process only */
+	uint64_t comm_id;	/* multi-VM only: */
+	uint32_t *fids;		/* [n] fabric id of each rank, else NULL */
 	struct comm_reg *regs;
 	uint64_t timeout_ns;
 	uint64_t chunk_bytes;	/* largest COPY of a block */
@@ -69,17 +94,23 @@ struct m890_comm {
 /* Rank @i runs in this process. */
 static bool comm_local(const struct m890_comm *c, int i)
 {
-	return c->me < 0 || i == c->me;
+	return c->lidx[i] >= 0;
+}
+
+/* Buffers reach the peers by registration, not as objects. */
+static bool comm_per_rank(const struct m890_comm *c)
+{
+	return c->boot || c->fids;
 }
 
 /* Calls that take every rank's objects need every rank in this process. */
 m890_status_t m890_comm_need_all_local(struct m890_comm *c, const char *what)
 {
-	if (c->me < 0)
+	if (!comm_per_rank(c))
 		return M890_SUCCESS;
 	return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-			 "%s: this communicator has one rank (%d) in this process; use the per-rank calls (m890_alltoall_rank)",
-			 what, c->me);
+			 "%s: this communicator has %d of its %d ranks in this process; use the per-rank calls (m890_alltoall_local, m890_alltoall_rank)",
+			 what, c->nlocal, c->n);
 }
 
 m890_status_t m890_comm_usable(struct m890_comm *c)
@@ -109,6 +140,10 @@ static void comm_free(struct m890_comm *c)
 		struct comm_reg *g = c->regs;
 
 		c->regs = g->next;
+		/* The caller's buffer outlives the communicator: unexport it,
+		 * so that another communicator can register it. */
+		if (c->fids && m890_obj_valid(g->buf, M890_OBJ_BUFFER))
+			m890_buffer_revoke_fabric(g->buf);
 		for (int j = 0; g->win && j < c->n; j++)
 			if (g->win[j])
 				m890_window_free(g->win[j]);
@@ -117,7 +152,7 @@ static void comm_free(struct m890_comm *c)
 		free(g);
 	}
 	m890_boot_close(c->boot);
-	for (int i = 0; i < c->n; i++) {
+	for (int i = 0; c->r && i < c->n; i++) {
 		struct comm_rank *r = &c->r[i];
 
 		for (int j = 0; r->wins && j < c->n; j++) {
@@ -140,6 +175,9 @@ static void comm_free(struct m890_comm *c)
 			m890_buffer_free(r->progress);
 	}
 	free(c->r);
+	free(c->lidx);
+	free(c->lrank);
+	free(c->fids);
 	free(c);
 }
 
@@ -189,7 +227,13 @@ static m890_status_t comm_alloc(int n, int me,
 				 "%s: config not initialized with M890_COMM_CONFIG_INIT, or unknown flags",
 				 what);
 	c = calloc(1, sizeof(*c));
-	if (!c || !(c->r = calloc(n, sizeof(*c->r)))) {
+	if (!c || !(c->r = calloc(n, sizeof(*c->r))) ||
+	    !(c->lidx = calloc(n, sizeof(*c->lidx))) ||
+	    !(c->lrank = calloc(n, sizeof(*c->lrank)))) {
+		if (c) {
+			free(c->r);
+			free(c->lidx);
+		}
 		free(c);
 		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
 				 "%s: out of memory", what);
@@ -197,6 +241,15 @@ static m890_status_t comm_alloc(int n, int me,
 	c->obj.type = M890_OBJ_COMM;
 	c->n = n;
 	c->me = me;
+	/* Every rank local, or only @me; m890_comm_create_fabric() redoes it. */
+	for (int i = 0; i < n; i++) {
+		c->lidx[i] = me < 0 ? i : (i == me ? 0 : -1);
+		if (me < 0)
+			c->lrank[i] = i;
+	}
+	c->nlocal = me < 0 ? n : 1;
+	if (me >= 0)
+		c->lrank[0] = me;
 	c->timeout_ns = config->timeout_ns;
 	c->chunk_bytes = config->chunk_bytes ? config->chunk_bytes :
 			 M890_COMM_DEFAULT_CHUNK_BYTES;
@@ -298,6 +351,250 @@ M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
 	return M890_SUCCESS;
 }
 
+/* ---- ranks in several VMs, met through the switch ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/*
+ * The export key of rank @rank's area @area (0: semaphores, k: k-th
+ * registered buffer): the same in every VM, distinct per rank and area.
+ */
+static uint64_t comm_key(const struct m890_comm *c, int rank, unsigned int area)
+{
+	uint64_t key = mix64(c->comm_id ^ mix64(((uint64_t)area << 8) | (uint64_t)rank));
+
+	return key ? key : 1;
+}
+
+/* Sleep a little before the next poll; false once @deadline passed. */
+static bool comm_poll_again(int64_t deadline)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	if (m890_monotonic_ns() > deadline)
+		return false;
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+/*
+ * Open local rank @i's window on rank @j's area @area, polling until @j
+ * has exported it or @deadline (CLOCK_MONOTONIC ns) passed.
+ */
+static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
+					unsigned int area, int64_t deadline,
+					struct m890_window **win)
+{
+	char what[48];
+	int err;
+
+	if (area)
+		snprintf(what, sizeof(what), "registered buffer #%u", area);
+	else
+		snprintf(what, sizeof(what), "semaphore area");
+	for (;;) {
+		err = m890_window_import_fabric(c->r[i].dev, c->fids[j],
+						comm_key(c, j, area), win);
+		if (!err)
+			return M890_SUCCESS;
+		if (err == EPERM)
+			return m890_fail(M890_ERROR_NOT_SUPPORTED,
+					 "rank %d (%s) cannot reach rank %d (fabric id %u): the cards are in different partitions",
+					 i, c->r[i].dev->node, j, c->fids[j]);
+		if (err != ENOENT && err != ENOLINK) {
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+			return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
+					 M890_ERROR_SYSTEM,
+					 "rank %d: window on rank %d (fabric id %u)'s %s: %s",
+					 i, j, c->fids[j], what, msg);
+		}
+		if (!comm_poll_again(deadline))
+			return m890_fail(M890_ERROR_TIMEOUT,
+					 "rank %d (%s): rank %d (fabric id %u) did not export its %s in time (%s)",
+					 i, c->r[i].dev->node, j, c->fids[j], what,
+					 err == ENOLINK ? "a port on the path is not up" :
+					 "no export with its key yet");
+	}
+}
+
+static int64_t comm_deadline(const struct m890_comm *c)
+{
+	return c->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
+	       m890_monotonic_ns() + (int64_t)c->timeout_ns;
+}
+
+/* Windows of registration @g on the peers' buffers of the same index. */
+static m890_status_t comm_reg_windows(struct m890_comm *c, struct comm_reg *g)
+{
+	int64_t deadline = comm_deadline(c);
+	m890_status_t st;
+
+	for (int j = 0; j < c->n; j++) {
+		if (j == g->rank || g->win[j])
+			continue;
+		st = comm_fabric_window(c, g->rank, j, g->index + 1, deadline,
+					&g->win[j]);
+		if (st)
+			return st;
+		g->peer_bytes[j] = g->win[j]->bytes;
+	}
+	return M890_SUCCESS;
+}
+
+/* m890_comm_register() on a fabric communicator: export only. */
+static m890_status_t comm_register_fabric(struct m890_comm *c,
+					  struct m890_buffer *buf)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	struct comm_reg *g, **pp;
+	int i = -1;
+
+	if (st)
+		return st;
+	for (int l = 0; l < c->nlocal; l++)
+		if (c->r[c->lrank[l]].dev == buf->dev)
+			i = c->lrank[l];
+	if (i < 0)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "comm_register: the buffer is on %s, which holds no rank of this communicator",
+				 buf->dev->node);
+	g = calloc(1, sizeof(*g));
+	if (!g || !(g->win = calloc(c->n, sizeof(*g->win))) ||
+	    !(g->peer_bytes = calloc(c->n, sizeof(*g->peer_bytes)))) {
+		if (g)
+			free(g->win);
+		free(g);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "comm_register: out of memory");
+	}
+	g->buf = buf;
+	g->rank = i;
+	g->index = c->r[i].nreg;
+	g->peer_bytes[i] = buf->bytes;
+	st = m890_buffer_export_fabric(buf, comm_key(c, i, g->index + 1));
+	if (st) {
+		free(g->win);
+		free(g->peer_bytes);
+		free(g);
+		return st;
+	}
+	c->r[i].nreg++;
+	for (pp = &c->regs; *pp; pp = &(*pp)->next)
+		;
+	*pp = g;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t
+m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
+			const struct m890_comm_config *config, m890_comm_t *comm)
+{
+	struct m890_comm *c;
+	m890_status_t st;
+	int64_t deadline;
+	int n;
+
+	if (!fabric || !comm || fabric->size < sizeof(*fabric) ||
+	    fabric->magic != M890_COMM_FABRIC_CONFIG_MAGIC ||
+	    fabric->version != M890_COMM_FABRIC_CONFIG_VERSION || fabric->flags)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create_fabric: NULL output, or fabric config not initialized with M890_COMM_FABRIC_CONFIG_INIT, or unknown flags");
+	n = fabric->nranks;
+	if (!fabric->comm_id || n < 1 || n > COMM_MAX_RANKS || !fabric->fabric_ids ||
+	    fabric->ndevices < 1 || fabric->ndevices > n || !fabric->devices)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_create_fabric: need a non-zero comm_id, 1..%d ranks with their fabric ids, and 1..nranks devices",
+				 COMM_MAX_RANKS);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (fabric->fabric_ids[i] == fabric->fabric_ids[j])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "comm_create_fabric: ranks %d and %d have the same fabric id %u",
+						 j, i, fabric->fabric_ids[i]);
+	st = comm_alloc(n, -1, config, "comm_create_fabric", &c);
+	if (st)
+		return st;
+	c->comm_id = fabric->comm_id;
+	c->fids = malloc(sizeof(*c->fids) * (size_t)n);
+	if (!c->fids) {
+		comm_free(c);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "comm_create_fabric: out of memory");
+	}
+	memcpy(c->fids, fabric->fabric_ids, sizeof(*c->fids) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		c->lidx[i] = -1;
+	c->nlocal = fabric->ndevices;
+	for (int l = 0; l < c->nlocal; l++) {
+		struct m890_device *d = fabric->devices[l];
+		int i;
+
+		st = m890_check(d, M890_OBJ_DEVICE, "device");
+		if (st)
+			goto fail_early;
+		for (i = 0; i < n && c->fids[i] != d->info.fabric_id; i++)
+			;
+		if (i == n || c->lidx[i] >= 0) {
+			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				       "comm_create_fabric: %s (fabric id %u) is %s",
+				       d->node, d->info.fabric_id,
+				       i == n ? "not among the ranks' fabric ids" :
+				       "given twice");
+			goto fail_early;
+		}
+		c->lidx[i] = l;
+		c->lrank[l] = i;
+	}
+	c->me = c->nlocal == 1 ? c->lrank[0] : -1;
+	for (int l = 0; l < c->nlocal; l++) {
+		st = comm_rank_init(c, c->lrank[l], fabric->devices[l]);
+		if (st)
+			goto fail;
+	}
+	/* Zeroed before any peer can open it. */
+	st = comm_zero(c);
+	for (int l = 0; l < c->nlocal && !st; l++) {
+		int i = c->lrank[l];
+
+		st = m890_buffer_export_fabric(c->r[i].sem, comm_key(c, i, 0));
+	}
+	deadline = comm_deadline(c);
+	for (int l = 0; l < c->nlocal && !st; l++) {
+		int i = c->lrank[l];
+
+		for (int j = 0; j < n && !st; j++)
+			if (j != i)
+				st = comm_fabric_window(c, i, j, 0, deadline,
+							&c->r[i].sem_win[j]);
+	}
+	if (!st)
+		st = m890_obj_register(c);
+	if (st)
+		goto fail;
+	*comm = c;
+	return M890_SUCCESS;
+fail_early:
+	comm_free(c);
+	return st;
+fail:
+	{
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		comm_free(c);
+		return m890_fail(st, "comm_create_fabric: %s", msg);
+	}
+}
+
 /* ---- one rank per process ---- */
 
 static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
@@ -394,9 +691,11 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 
 	if (st)
 		return st;
-	if (c->me < 0)
+	if (!comm_per_rank(c))
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "comm_register: every rank is in this process; buffers need no registration");
+	if (c->fids)
+		return comm_register_fabric(c, buf);
 	st = buf_check(c, buf, c->me, "buffer");
 	if (st)
 		return st;
@@ -410,6 +709,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 				 "comm_register: out of memory");
 	}
 	g->buf = buf;
+	g->rank = c->me;
 	st = m890_buffer_export_dmabuf(buf, &fd);
 	/* Take part in the exchange even after a local failure (with no
 	 * descriptor), so that the peers are not left waiting. */
@@ -464,8 +764,8 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 
 struct a2a_rank_ctx {
 	struct m890_comm *c;
-	struct comm_reg *reg;
-	struct m890_buffer *sb;
+	struct comm_reg *reg[COMM_MAX_RANKS];	/* by rank, local ranks only */
+	struct m890_buffer *sb[COMM_MAX_RANKS];
 	uint64_t bytes;
 };
 
@@ -473,11 +773,105 @@ static m890_status_t a2a_rank_xfer(void *ctx, int i, int j,
 				   struct m890_stream *s)
 {
 	struct a2a_rank_ctx *a = ctx;
-	uint64_t dst = (j == i ? a->reg->buf->va : a->reg->win[j]->va) +
+	uint64_t dst = (j == i ? a->reg[i]->buf->va : a->reg[i]->win[j]->va) +
 		       (uint64_t)i * a->bytes;
-	uint64_t src = a->sb->va + (uint64_t)j * a->bytes;
+	uint64_t src = a->sb[i]->va + (uint64_t)j * a->bytes;
 
 	return comm_copy(a->c, s, dst, src, a->bytes);
+}
+
+/* Local rank @i's part of m890_alltoall_local(), checked; @a filled. */
+static m890_status_t a2a_rank_check(struct m890_comm *c, int i,
+				    struct m890_buffer *sendbuf,
+				    struct m890_buffer *recvbuf,
+				    struct m890_stream *stream,
+				    struct a2a_rank_ctx *a)
+{
+	uint64_t total = a->bytes * (uint64_t)c->n;
+	struct comm_reg *g;
+	m890_status_t st;
+
+	st = m890_check(stream, M890_OBJ_STREAM, "stream");
+	if (!st)
+		st = buf_check(c, sendbuf, i, "send buffer");
+	if (!st)
+		st = buf_check(c, recvbuf, i, "receive buffer");
+	if (st)
+		return st;
+	if (stream->dev != c->r[i].dev)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "alltoall: the stream is on %s, rank %d on %s",
+				 stream->dev->node, i, c->r[i].dev->node);
+	if (stream->async_error)
+		return m890_fail(stream->async_error, "alltoall: %s",
+				 stream->async_msg);
+	if (sendbuf == recvbuf)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall: rank %d sends from its receive buffer; in-place all-to-all is not supported",
+				 i);
+	for (g = c->regs; g && (g->buf != recvbuf || g->rank != i); g = g->next)
+		;
+	if (!g)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall: rank %d's receive buffer was not registered with m890_comm_register()",
+				 i);
+	if (total > sendbuf->bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall: %llu bytes to send are past rank %d's %llu-byte send buffer",
+				 (unsigned long long)total, i,
+				 (unsigned long long)sendbuf->bytes);
+	a->reg[i] = g;
+	a->sb[i] = sendbuf;
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_alltoall_local(m890_comm_t c,
+					      const m890_buffer_t *sendbufs,
+					      const m890_buffer_t *recvbufs,
+					      uint64_t bytes_per_peer,
+					      const m890_stream_t *streams)
+{
+	m890_status_t st = m890_comm_usable(c);
+	struct m890_stream *gstreams[COMM_MAX_RANKS] = { 0 };
+	struct a2a_rank_ctx a;
+	uint64_t total;
+	int n;
+
+	if (st)
+		return st;
+	if (!comm_per_rank(c))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_local: every rank is in this process; use m890_alltoall");
+	if (!sendbufs || !recvbufs || !streams)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall_local: NULL array");
+	n = c->n;
+	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "alltoall: %llu bytes per peer overflow",
+				 (unsigned long long)bytes_per_peer);
+	total = bytes_per_peer * (uint64_t)n;
+	memset(&a, 0, sizeof(a));
+	a.c = c;
+	a.bytes = bytes_per_peer;
+	for (int l = 0; l < c->nlocal; l++) {
+		int i = c->lrank[l];
+
+		st = a2a_rank_check(c, i, sendbufs[l], recvbufs[l], streams[l], &a);
+		/* Windows on the peers' buffers before anything is enqueued. */
+		if (!st)
+			st = comm_reg_windows(c, a.reg[i]);
+		if (st)
+			return st;
+		for (int j = 0; j < n; j++)
+			if (total > a.reg[i]->peer_bytes[j])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "alltoall: %llu bytes are past rank %d's %llu-byte receive buffer",
+						 (unsigned long long)total, j,
+						 (unsigned long long)a.reg[i]->peer_bytes[j]);
+		gstreams[i] = streams[l];
+	}
+	return m890_comm_exchange(c, gstreams, "all-to-all", a2a_rank_xfer, &a);
 }
 
 M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
@@ -487,62 +881,15 @@ M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
 					     m890_stream_t stream)
 {
 	m890_status_t st = m890_comm_usable(c);
-	struct m890_stream *streams[COMM_MAX_RANKS] = { 0 };
-	struct a2a_rank_ctx a;
-	uint64_t total;
-	int n;
 
 	if (st)
 		return st;
-	if (c->me < 0)
+	if (!comm_per_rank(c) || c->nlocal != 1)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: every rank is in this process; use m890_alltoall");
-	n = c->n;
-	st = m890_check(stream, M890_OBJ_STREAM, "stream");
-	if (!st)
-		st = buf_check(c, sendbuf, c->me, "send buffer");
-	if (!st)
-		st = buf_check(c, recvbuf, c->me, "receive buffer");
-	if (st)
-		return st;
-	if (stream->dev != c->r[c->me].dev)
-		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
-				 "alltoall_rank: the stream is on %s, rank %d on %s",
-				 stream->dev->node, c->me, c->r[c->me].dev->node);
-	if (stream->async_error)
-		return m890_fail(stream->async_error, "alltoall_rank: %s",
-				 stream->async_msg);
-	if (sendbuf == recvbuf)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: rank %d sends from its receive buffer; in-place all-to-all is not supported",
-				 c->me);
-	for (a.reg = c->regs; a.reg && a.reg->buf != recvbuf; a.reg = a.reg->next)
-		;
-	if (!a.reg)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: rank %d's receive buffer was not registered with m890_comm_register()",
-				 c->me);
-	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: %llu bytes per peer overflow",
-				 (unsigned long long)bytes_per_peer);
-	total = bytes_per_peer * (uint64_t)n;
-	if (total > sendbuf->bytes)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: %llu bytes to send are past rank %d's %llu-byte send buffer",
-				 (unsigned long long)total, c->me,
-				 (unsigned long long)sendbuf->bytes);
-	for (int j = 0; j < n; j++)
-		if (total > a.reg->peer_bytes[j])
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "alltoall_rank: %llu bytes are past rank %d's %llu-byte receive buffer",
-					 (unsigned long long)total, j,
-					 (unsigned long long)a.reg->peer_bytes[j]);
-	a.sb = sendbuf;
-	a.bytes = bytes_per_peer;
-	a.c = c;
-	streams[c->me] = stream;
-	return m890_comm_exchange(c, streams, "all-to-all", a2a_rank_xfer, &a);
+				 "alltoall_rank: this process has %d of the communicator's %d ranks; use %s",
+				 c->nlocal, c->n,
+				 comm_per_rank(c) ? "m890_alltoall_local" : "m890_alltoall");
+	return m890_alltoall_local(c, &sendbuf, &recvbuf, bytes_per_peer, &stream);
 }
 
 M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
@@ -598,8 +945,8 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 			for (int k = 0; k < 2 * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
-			for (int j = 0; j < c->n && !st && c->me >= 0; j++)
-				if (j != i) {
+			for (int j = 0; j < c->n && !st; j++)
+				if (!comm_local(c, j)) {
 					st = m890_signal(s, c->r[i].sem_win[j]->va + 8ull * i,
 							 UINT64_MAX, M890_SEM_SET);
 					if (!st)
@@ -1208,8 +1555,12 @@ static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 		}
 		if (first < 0)
 			continue;
-		off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
-				       first, what[phase]);
+		if (c->fids)
+			off = (size_t)snprintf(buf, len, "waiting for rank %d (fabric id %u) %s (not seen yet:",
+					       first, c->fids[first], what[phase]);
+		else
+			off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
+					       first, what[phase]);
 		for (int j = 0; j < n && off < len; j++)
 			if (j != i && c->r[i].prog[phase * n + j] < c->epoch)
 				off += (size_t)snprintf(buf + off, len - off, " %d", j);
@@ -1235,10 +1586,12 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 	deadline = c->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
 		   m890_monotonic_ns() + (int64_t)c->timeout_ns;
 	for (int i = 0; i < c->n; i++) {
-		struct m890_stream *si = c->me >= 0 ? streams[0] : streams[i];
+		struct m890_stream *si;
 
 		if (!comm_local(c, i))
 			continue;
+		si = streams[c->lidx[i]];
+
 		st = m890_check(si, M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;

@@ -159,6 +159,10 @@ m890_status_t m890_buffer_export_dmabuf(struct m890_buffer *buf, int *fd);
 m890_status_t m890_window_from_dmabuf(struct m890_device *dev, int dmabuf,
 				      uint64_t bytes, const char *peer_name,
 				      struct m890_window **window);
+m890_status_t m890_buffer_export_fabric(struct m890_buffer *buf, uint64_t key);
+void m890_buffer_revoke_fabric(struct m890_buffer *buf);
+int m890_window_import_fabric(struct m890_device *dev, uint32_t fabric_id,
+			      uint64_t key, struct m890_window **window);
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
 void m890_buffer_destroy(struct m890_buffer *buf);

@@ -47,6 +47,7 @@ accel_count() {
 
 check "module loaded with $cards accel nodes" test "$(accel_count)" = "$cards"
 suite uapi m890_uapi_test
+suite xvm m890_xvm_test
 suite isolation m890_isolation_test
 for t in /usr/bin/m890-lib-test-*; do
 	[ -x "$t" ] && suite "$(basename "$t")" "$t"

@@ -7,13 +7,19 @@
 # Prints TAP: this VM's cards, every card of every VM present and up on
 # the one switch as icnctl shows it, this VM's ports at their fabric ids,
 # then the all-to-all across this VM's cards and its bytes on the switch's
-# counters.  Exits non-zero if anything failed.
+# counters, then the all-to-all over the cards of every VM as one
+# communicator (m890-a2a --fabric: each VM runs its ranks and checks what
+# they received).  Exits non-zero if anything failed.
 #
-# --leave (two VMs): then VM 1 leaves and VM 0 carries on.  The admin
-# state of port 63 (no card) is the flag between them, set through the
-# shared switch: VM 0 takes it down when its checks are done; VM 1 waits
-# for that and powers off; VM 0 sees VM 1's ports go away (present no,
-# oper down), its own stay up, and runs the all-to-all again.
+# --leave (two VMs): the cross-VM uAPI tests (m890_xvm_test, a revoked
+# window faulting in the other VM), then VM 1 leaves and VM 0 carries on.
+# The admin state of port 63 (no card) is the flag between them, set
+# through the shared switch: VM 0 takes it down when its checks are done;
+# VM 1 waits for that, joins one more cross-VM communicator with
+# m890-a2a --hold and powers off while VM 0's all-to-all on it is pending:
+# VM 0's all-to-all must fail within its timeout naming a rank of VM 1 by
+# fabric id.  VM 0 then sees VM 1's ports go away (present no, oper down),
+# its own stay up, and runs the all-to-all again.
 leave=0
 [ "${1:-}" = --leave ] && leave=1
 vm=${M890_VM:-0}
@@ -78,6 +84,21 @@ done
 test "$tx" -gt 0
 result $? "vm $vm: the switch counted $tx bytes sent by this VM's ports"
 
+# The all-to-all over every card of every VM, one communicator through
+# the switch; the same id and rank list in every VM.
+if [ "$vms" -gt 1 ]; then
+	echo "# == m890-a2a --fabric across the $total cards of $vms VMs (ranks $first..$((first + cards - 1)) here)"
+	m890-a2a --fabric 0x5a1 --ranks "0-$((total - 1))" --timeout 300 >/tmp/a2a-fabric.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/a2a-fabric.log
+	result $rc "vm $vm: m890-a2a --fabric over $total cards of $vms VMs, data checked"
+fi
+if [ "$leave" = 1 ] && [ "$vms" -gt 1 ]; then
+	echo "# suite m890_xvm_test"
+	m890_xvm_test
+	result $? "vm $vm: m890_xvm_test (exports and windows across VMs)"
+fi
+
 # wait_for SECONDS CMD...: poll CMD every second until it succeeds.
 wait_for() {
 	t=$1
@@ -104,12 +125,36 @@ gone() {
 if [ "$leave" = 1 ] && [ "$vms" = 2 ] && [ "$vm" = 1 ]; then
 	wait_for 300 flag_down
 	result $? "vm 1: vm 0 signalled through the switch (port 63 admin down)"
+	# Join a communicator with vm 0, then die while its all-to-all waits.
+	m890-a2a --fabric 0x5a2 --ranks "0-$((total - 1))" --timeout 300 --hold >/tmp/hold.log 2>&1 &
+	wait_for 300 grep -q '^# holding' /tmp/hold.log
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' /tmp/hold.log
+	result $rc "vm 1: joined communicator 0x5a2 with vm 0, powering off in its all-to-all"
+	sleep 5
 	echo "1..$n"
 	exit $fail
 fi
 if [ "$leave" = 1 ] && [ "$vms" = 2 ]; then
 	icnctl port set 63 state down
 	result $? "vm 0: port 63 admin down, for vm 1 to see"
+	t=30
+	start=$(date +%s)
+	m890-a2a --fabric 0x5a2 --ranks "0-$((total - 1))" --timeout $t >/tmp/a2a-dead.log 2>&1
+	rc=$?
+	took=$(($(date +%s) - start))
+	sed 's/^/# /' /tmp/a2a-dead.log
+	test $rc = 1
+	result $? "vm 0: all-to-all with vm 1 powered off mid-operation fails (status $rc)"
+	named=0
+	for i in $(seq $cards $((2 * cards - 1))); do
+		grep -q "fabric id $i[^0-9]" /tmp/a2a-dead.log && named=1
+	done
+	test "$named" = 1
+	result $? "vm 0: the error names a rank of vm 1 by fabric id"
+	# setup (vm 1 joins after its 1 s poll) + one timeout for the collective
+	test "$took" -le $((2 * t + 30))
+	result $? "vm 0: the failure came within the timeout (${took}s, timeout ${t}s)"
 	other=$cards
 	wait_for 300 gone $other
 	result $? "vm 0: vm 1 left: its port $other has no card and is down"

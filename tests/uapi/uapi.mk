@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# The kselftest-harness uAPI test, build/tests/m890_uapi_test.  Included by
+# The kselftest-harness uAPI tests, build/tests/m890_uapi_test and
+# build/tests/m890_xvm_test (exports and windows across VMs).  Included by
 # the top-level Makefile (paths relative to the repository top), or used
 # alone:  make -f tests/uapi/uapi.mk uapi-tests
 #
@@ -18,13 +19,14 @@ UAPI_LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.12.tar.xz))
 UAPI_KSFT_DIR := $(M890_CACHE)/linux-src/tools/testing/selftests
 UAPI_KSFT_HDRS := $(UAPI_KSFT_DIR)/kselftest_harness.h $(UAPI_KSFT_DIR)/kselftest.h
 UAPI_TEST := $(M890_BUILD)/tests/m890_uapi_test
+XVM_TEST := $(M890_BUILD)/tests/m890_xvm_test
 UAPI_TEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered -O2 -g \
 	-Iuapi -Itests/common -I$(UAPI_KSFT_DIR) $(shell pkg-config --cflags libdrm)
 UAPI_TEST_LIBS := $(shell pkg-config --libs libdrm) -lpthread
 
 .PHONY: uapi-tests uapi-tests-syntax
-uapi-tests: $(UAPI_TEST)
+uapi-tests: $(UAPI_TEST) $(XVM_TEST)
 userspace: uapi-tests
 
 $(UAPI_KSFT_HDRS):
@@ -40,6 +42,11 @@ $(UAPI_TEST): tests/uapi/m890_uapi_test.c tests/common/m890_test_util.h uapi/drm
 	@mkdir -p $(dir $@)
 	$(CC) $(UAPI_TEST_CFLAGS) -o $@ $< $(UAPI_TEST_LIBS)
 
+$(XVM_TEST): tests/uapi/m890_xvm_test.c tests/common/m890_test_util.h uapi/drm/m890_accel.h \
+		uapi/drm/m890_packets.h $(UAPI_KSFT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UAPI_TEST_CFLAGS) -o $@ $< $(UAPI_TEST_LIBS)
+
 # Compile only, for a quick check without linking.
 uapi-tests-syntax: $(UAPI_KSFT_HDRS)
-	$(CC) $(UAPI_TEST_CFLAGS) -fsyntax-only tests/uapi/m890_uapi_test.c
+	$(CC) $(UAPI_TEST_CFLAGS) -fsyntax-only tests/uapi/m890_uapi_test.c tests/uapi/m890_xvm_test.c

@@ -29,6 +29,14 @@ CHECK_OFF(struct drm_m890_submit, packets, 8);
 CHECK_OFF(struct drm_m890_submit, seqno, 24);
 CHECK_SIZE(struct drm_m890_bo_wait, 16);
 CHECK_OFF(struct drm_m890_bo_wait, timeout_ns, 8);
+CHECK_SIZE(struct drm_m890_fabric_export, 24);
+CHECK_OFF(struct drm_m890_fabric_export, key, 8);
+CHECK_OFF(struct drm_m890_fabric_export, slot, 20);
+CHECK_SIZE(struct drm_m890_fabric_revoke, 8);
+CHECK_SIZE(struct drm_m890_fabric_import, 40);
+CHECK_OFF(struct drm_m890_fabric_import, key, 8);
+CHECK_OFF(struct drm_m890_fabric_import, size, 24);
+CHECK_OFF(struct drm_m890_fabric_import, va, 32);
 
 CHECK_SIZE(union m890_packet, M890_PKT_SIZE);
 CHECK_SIZE(struct m890_pkt_nop, 64);

@@ -38,6 +38,8 @@ enum drm_m890_ioctl_nr {
 #define DRM_M890_CAP_FABRIC		(1ull << 4)
 #define DRM_M890_CAP_TIMESTAMP		(1ull << 5)
 #define DRM_M890_CAP_BO_WAIT		(1ull << 6)	/* DRM_M890_BO_WAIT, BO fences */
+/* DRM_M890_FABRIC_EXPORT, _REVOKE and _IMPORT: windows across VMs */
+#define DRM_M890_CAP_FABRIC_WINDOWS	(1ull << 7)
 
 enum drm_m890_query_type {
 	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */
