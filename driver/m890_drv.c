@@ -233,9 +233,12 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 static int m890_release(struct inode *inode, struct file *filp)
 {
 	struct drm_file *file = filp->private_data;
+	struct m890_file *mfile = file ? file->driver_priv : NULL;
 
-	if (file && file->driver_priv)
-		m890_file_queues_fini(file->driver_priv);
+	if (mfile) {
+		m890_file_queues_fini(mfile);
+		WRITE_ONCE(mfile->closing, true);
+	}
 	return drm_release(inode, filp);
 }
 

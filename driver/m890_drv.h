@@ -7,6 +7,7 @@
  *   m890_file.queue_lock (xarray) > m890_queue.lock > m890_device.hwq_lock
  *   m890_queue.lock > m890_queue.fence_lock
  *   m890_ctx.lock > m890_device.mmu_lock
+ *   m890_peer_lock (global, m890_p2p.c) > m890_bo.map_lock
  *   m890_bo.map_lock > BO reservation (shmem pages) > m890_ctx.lock
  *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
@@ -218,6 +219,8 @@ struct m890_device {
  * @queues: queue id to queue; ids are allocated cyclically.
  * @queue_next: cyclic allocation hint for @queues.
  * @link: entry in m890_device.files.
+ * @closing: set once the file's queues are stopped on close, so its
+ *           handles' mappings can go without waiting for jobs.
  */
 struct m890_file {
 	struct m890_device *mdev;
@@ -225,6 +228,7 @@ struct m890_file {
 	struct xarray queues;
 	u32 queue_next;
 	struct list_head link;
+	bool closing;
 };
 
 enum m890_bo_kind {
@@ -239,11 +243,14 @@ enum m890_bo_kind {
  * @link: entry in m890_bo.imports.
  * @ctx: the importer's context (one reference).
  * @node: VA range in @ctx.
+ * @handles: handles of the importing file to the BO; the mapping goes
+ *           with the last of them (m890_bo_close()).
  */
 struct m890_bo_va {
 	struct list_head link;
 	struct m890_ctx *ctx;
 	struct drm_mm_node node;
+	u32 handles;
 };
 
 /**
@@ -258,14 +265,20 @@ struct m890_bo_va {
  * @map_lock: protects @ctx on a peer window's first open, and @imports.
  *            Not the reservation lock: mapping a host BO takes that one.
  * @imports: &struct m890_bo_va of other files of the card that opened the
- *           BO through a dma-buf; kept until the BO is freed, when they
- *           are unmapped.
+ *           BO through a dma-buf; each is unmapped when its file's last
+ *           handle to the BO goes (or with the BO).
  * @hbm_node: HBM range (HBM BOs).
  * @dummy_page: page that CPU mappings of an HBM BO show once the card is
  *              gone (allocated on the first such fault, freed with the BO).
  * @peer_buf: exporter's dma-buf (peer windows, one reference).
  * @peer_offset: HBM offset on the peer (peer windows).
  * @peer_fabric_id: fabric id of the peer (peer windows).
+ * @peer_dev: exporting card (peer windows); compared only, never
+ *            dereferenced: @peer_buf keeps that &drm_device allocated.
+ * @peer_link: entry in the list of live peer windows (m890_p2p.c).
+ * @revoked: the exporting card's driver instance went away; the window's
+ *           PTEs are cleared and it is never mapped again (under
+ *           @map_lock).
  */
 struct m890_bo {
 	struct drm_gem_shmem_object shmem;
@@ -280,6 +293,9 @@ struct m890_bo {
 	struct dma_buf *peer_buf;
 	u64 peer_offset;
 	u32 peer_fabric_id;
+	struct m890_device *peer_dev;
+	struct list_head peer_link;
+	bool revoked;
 };
 
 static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
@@ -411,6 +427,7 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
 void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
 int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
+void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file);
 u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_hbm_init(struct m890_device *mdev);
 void m890_hbm_fini(struct m890_device *mdev);
@@ -451,6 +468,7 @@ irqreturn_t m890_queue_irq(int irq, void *arg);
 struct dma_buf *m890_hbm_export(struct drm_gem_object *obj, int flags);
 struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *m890_gem_prime_import(struct drm_device *dev, struct dma_buf *buf);
+void m890_p2p_revoke(struct m890_device *mdev);
 
 /* m890_fabric.c */
 int m890_fabric_init(void);

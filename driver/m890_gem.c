@@ -18,7 +18,10 @@
  * file (m890_fence.c), so that happens only once they are done.  Another
  * file of the same card that imports the BO through a dma-buf gets it
  * mapped into its own address space, at its own VA, when its handle is
- * created (m890_bo_open()).
+ * created (m890_bo_open()), and unmapped when that file's last handle to
+ * it goes (m890_bo_close()): after the BO's fences signalled, or at once
+ * when the file is closing (its queues are stopped by then).  So a file
+ * that imports and closes again and again costs nothing that stays.
  *
  * CPU mappings of HBM BOs are filled at mmap time; once the card is
  * removed they are zapped and a fault maps a zeroed page of the BO
@@ -196,10 +199,10 @@ void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind)
  * @file: file.
  *
  * A BO is usually already mapped in its creator's context.  A peer window
- * is mapped into the first file that opens it; a BO of this card imported
- * through a dma-buf by another file gets its own VA range in that file's
- * context, kept until the BO is freed (so jobs of the importer that still
- * hold the BO keep reaching it after the handle is closed).
+ * is mapped into the first file that opens it (-ENODEV once revoked); a
+ * BO of this card imported through a dma-buf by another file gets its own
+ * VA range in that file's context, kept while the file has a handle to it
+ * (m890_bo_close()).
  *
  * Return: 0 or a negative errno (the handle is then not created).
  */
@@ -212,15 +215,22 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	int ret = 0;
 
 	mutex_lock(&bo->map_lock);
+	if (bo->revoked) {
+		ret = -ENODEV;
+		goto out;
+	}
 	if (!bo->ctx) {
 		ret = m890_bo_map(bo, mfile->ctx);
 		goto out;
 	}
 	if (bo->ctx == mfile->ctx)
 		goto out;
-	list_for_each_entry(bv, &bo->imports, link)
-		if (bv->ctx == mfile->ctx)
+	list_for_each_entry(bv, &bo->imports, link) {
+		if (bv->ctx == mfile->ctx) {
+			bv->handles++;
 			goto out;
+		}
+	}
 	bv = kzalloc(sizeof(*bv), GFP_KERNEL);
 	if (!bv) {
 		ret = -ENOMEM;
@@ -232,10 +242,50 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 		goto out;
 	}
 	bv->ctx = mfile->ctx;
+	bv->handles = 1;
 	list_add_tail(&bv->link, &bo->imports);
 out:
 	mutex_unlock(&bo->map_lock);
 	return ret;
+}
+
+/**
+ * m890_bo_close() - &drm_gem_object_funcs.close: a handle of @file goes.
+ * @obj: BO.
+ * @file: file losing a handle to @obj.
+ *
+ * With the file's last handle, the import mapping m890_bo_open() made in
+ * its context is unmapped and its context reference dropped.  A job of
+ * the file may still use the mapping unless the file is closing (its
+ * queues are stopped then): wait for the BO's fences first.  The
+ * creator's mapping stays until the BO is freed.
+ *
+ * Context: process, may sleep (bounded by the job timeout).
+ */
+void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_bo_va *bv, *gone = NULL;
+
+	mutex_lock(&bo->map_lock);
+	list_for_each_entry(bv, &bo->imports, link) {
+		if (bv->ctx != mfile->ctx)
+			continue;
+		if (!--bv->handles) {
+			list_del(&bv->link);
+			gone = bv;
+		}
+		break;
+	}
+	mutex_unlock(&bo->map_lock);
+	if (!gone)
+		return;
+	if (!READ_ONCE(mfile->closing))
+		dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+	m890_bo_va_release(&gone->ctx, &gone->node);
+	kfree(gone);
 }
 
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
@@ -250,6 +300,7 @@ static void m890_host_free(struct drm_gem_object *obj)
 static const struct drm_gem_object_funcs m890_host_funcs = {
 	.free = m890_host_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 	.export = m890_host_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
@@ -396,6 +447,7 @@ static const struct vm_operations_struct m890_hbm_vm_ops = {
 static const struct drm_gem_object_funcs m890_hbm_funcs = {
 	.free = m890_hbm_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 	.export = m890_hbm_export,
 	.mmap = m890_hbm_mmap,
 	.vm_ops = &m890_hbm_vm_ops,
