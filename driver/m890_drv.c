@@ -83,6 +83,7 @@ static void m890_postclose(struct drm_device *dev, struct drm_file *file)
 	m890_file_queues_fini(mfile);
 	/* Jobs of the file held its BOs: let them go before the file does. */
 	flush_workqueue(m890_wq);
+	m890_ctx_unpark(mfile->ctx);
 	xa_destroy(&mfile->queues);
 	m890_ctx_release(mfile->ctx);
 	m890_ctx_put(&mfile->ctx);

@@ -9,6 +9,7 @@
  *   m890_ctx.lock > m890_device.mmu_lock
  *   m890_peer_lock (global, m890_p2p.c) > m890_bo.map_lock
  *   m890_bo.map_lock > BO reservation (shmem pages) > m890_ctx.lock
+ *   m890_bo.map_lock > m890_ctx.park_lock (leaf)
  *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
@@ -87,6 +88,10 @@ struct m890_file;
  * @busy_ns: nanoseconds during which at least one of the context's queues
  *           had work outstanding, accumulated as fences signal.
  * @faults: execution errors (MMU faults and others) of its queues.
+ * @park_lock: protects @parked (a leaf lock).
+ * @parked: import mappings (&struct m890_bo_va.park_link) whose handle was
+ *          closed while the BO was busy; dropped when the file closes or
+ *          taken back by a new handle (m890_gem.c).
  */
 struct m890_ctx {
 	struct m890_device *mdev;
@@ -101,6 +106,8 @@ struct m890_ctx {
 	atomic64_t hbm_bytes;
 	atomic64_t busy_ns;
 	atomic_t faults;
+	spinlock_t park_lock;	/* parked */
+	struct list_head parked;
 };
 
 /**
@@ -244,13 +251,17 @@ enum m890_bo_kind {
  * @ctx: the importer's context (one reference).
  * @node: VA range in @ctx.
  * @handles: handles of the importing file to the BO; the mapping goes
- *           with the last of them (m890_bo_close()).
+ *           with the last of them (m890_bo_close()), or is parked.
+ * @bo: the BO, one reference while parked.
+ * @park_link: entry in m890_ctx.parked while parked.
  */
 struct m890_bo_va {
 	struct list_head link;
 	struct m890_ctx *ctx;
 	struct drm_mm_node node;
 	u32 handles;
+	struct m890_bo *bo;
+	struct list_head park_link;
 };
 
 /**
@@ -428,6 +439,7 @@ void m890_bo_unmap(struct m890_bo *bo);
 void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
 int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
 void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file);
+void m890_ctx_unpark(struct m890_ctx *ctx);
 u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_hbm_init(struct m890_device *mdev);
 void m890_hbm_fini(struct m890_device *mdev);

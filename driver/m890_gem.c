@@ -19,9 +19,11 @@
  * file of the same card that imports the BO through a dma-buf gets it
  * mapped into its own address space, at its own VA, when its handle is
  * created (m890_bo_open()), and unmapped when that file's last handle to
- * it goes (m890_bo_close()): after the BO's fences signalled, or at once
- * when the file is closing (its queues are stopped by then).  So a file
- * that imports and closes again and again costs nothing that stays.
+ * it goes (m890_bo_close()) if the file is closing (its queues are stopped
+ * by then) or the BO is idle.  A busy BO's mapping is parked instead, so
+ * the file's jobs keep reaching it: a new handle takes it back, the file's
+ * close drops it (m890_ctx_unpark()).  So a file that imports and closes
+ * again and again costs nothing that stays.
  *
  * CPU mappings of HBM BOs are filled at mmap time; once the card is
  * removed they are zapped and a fault maps a zeroed page of the BO
@@ -211,6 +213,7 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	struct m890_file *mfile = file->driver_priv;
 	struct m890_bo *bo = to_m890_bo(obj);
 	struct m890_bo_va *bv;
+	bool unpark = false;
 	u32 large;
 	int ret = 0;
 
@@ -226,10 +229,16 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	if (bo->ctx == mfile->ctx)
 		goto out;
 	list_for_each_entry(bv, &bo->imports, link) {
-		if (bv->ctx == mfile->ctx) {
-			bv->handles++;
-			goto out;
+		if (bv->ctx != mfile->ctx)
+			continue;
+		if (!bv->handles++) {
+			/* Parked: the new handle holds the BO from now on. */
+			spin_lock(&bv->ctx->park_lock);
+			list_del_init(&bv->park_link);
+			spin_unlock(&bv->ctx->park_lock);
+			unpark = true;
 		}
+		goto out;
 	}
 	bv = kzalloc(sizeof(*bv), GFP_KERNEL);
 	if (!bv) {
@@ -243,9 +252,13 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	}
 	bv->ctx = mfile->ctx;
 	bv->handles = 1;
+	bv->bo = bo;
+	INIT_LIST_HEAD(&bv->park_link);
 	list_add_tail(&bv->link, &bo->imports);
 out:
 	mutex_unlock(&bo->map_lock);
+	if (unpark)
+		drm_gem_object_put(obj);	/* the parked mapping's reference */
 	return ret;
 }
 
@@ -255,12 +268,11 @@ out:
  * @file: file losing a handle to @obj.
  *
  * With the file's last handle, the import mapping m890_bo_open() made in
- * its context is unmapped and its context reference dropped.  A job of
- * the file may still use the mapping unless the file is closing (its
- * queues are stopped then): wait for the BO's fences first.  The
- * creator's mapping stays until the BO is freed.
- *
- * Context: process, may sleep (bounded by the job timeout).
+ * its context is unmapped and its context reference dropped, if the file
+ * is closing (its queues are stopped) or the BO is idle.  Otherwise a job
+ * of the file may still use it: the mapping is parked with a reference to
+ * the BO until the file closes (m890_ctx_unpark()) or opens the BO again.
+ * The creator's mapping stays until the BO is freed.
  */
 void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 {
@@ -272,20 +284,51 @@ void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 	list_for_each_entry(bv, &bo->imports, link) {
 		if (bv->ctx != mfile->ctx)
 			continue;
-		if (!--bv->handles) {
+		if (--bv->handles)
+			break;
+		if (READ_ONCE(mfile->closing) ||
+		    dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 			list_del(&bv->link);
 			gone = bv;
+			break;
 		}
+		drm_gem_object_get(obj);
+		spin_lock(&bv->ctx->park_lock);
+		list_add_tail(&bv->park_link, &bv->ctx->parked);
+		spin_unlock(&bv->ctx->park_lock);
 		break;
 	}
 	mutex_unlock(&bo->map_lock);
 	if (!gone)
 		return;
-	if (!READ_ONCE(mfile->closing))
-		dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, false,
-				      MAX_SCHEDULE_TIMEOUT);
 	m890_bo_va_release(&gone->ctx, &gone->node);
 	kfree(gone);
+}
+
+/**
+ * m890_ctx_unpark() - drop the parked import mappings of a closed file.
+ * @ctx: the file's context; its queues are gone and their jobs retired.
+ *
+ * Context: process; takes the BOs' map_lock.  May free BOs.
+ */
+void m890_ctx_unpark(struct m890_ctx *ctx)
+{
+	struct m890_bo_va *bv, *tmp;
+	struct m890_bo *bo;
+	LIST_HEAD(list);
+
+	spin_lock(&ctx->park_lock);
+	list_splice_init(&ctx->parked, &list);
+	spin_unlock(&ctx->park_lock);
+	list_for_each_entry_safe(bv, tmp, &list, park_link) {
+		bo = bv->bo;
+		mutex_lock(&bo->map_lock);
+		list_del(&bv->link);
+		mutex_unlock(&bo->map_lock);
+		m890_bo_va_release(&bv->ctx, &bv->node);
+		kfree(bv);
+		drm_gem_object_put(&bo->shmem.base);
+	}
 }
 
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */

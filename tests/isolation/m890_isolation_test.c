@@ -959,6 +959,59 @@ TEST_F_TIMEOUT(two, gem_close_while_job_runs, 120)
 	munmap(mdst, dst.size);
 }
 
+/*
+ * The same for a BO imported from another file of the card: B closes its
+ * handle while its job still has to write through B's mapping of it.  The
+ * close returns at once, the job completes with the right data, and
+ * importing again gets the same VA back; B's close then drops it all.
+ */
+TEST_F_TIMEOUT(two, gem_close_import_while_job_runs, 120)
+{
+	struct drm_m890_bo_create sem, hbm;
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_info bi, bi2;
+	union m890_packet p[2];
+	volatile __u64 *msem;
+	__u32 *mh, h, h2;
+	double t0;
+	int dfd;
+	__u64 s;
+
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &hbm));
+	ASSERT_EQ(0, bo_create(self->b, 4096, DRM_M890_BO_HOST, &sem));
+	mh = bo_map(self->a, &hbm);
+	msem = bo_map(self->b, &sem);
+	ASSERT_NE(NULL, mh);
+	ASSERT_NE(NULL, msem);
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, hbm.handle, DRM_CLOEXEC, &dfd));
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, dfd, &h));
+	ASSERT_EQ(0, bo_info(self->b, h, &bi));
+	ASSERT_EQ(0, queue_create(self->b, &q));
+
+	pkt_wait(&p[0], sem.va, 1);
+	pkt_fill(&p[1], bi.va, bi.size, 0x1e0c105e);
+	ASSERT_EQ(0, submit(self->b, q.queue_id, p, 2, &s));
+	EXPECT_EQ(-ETIME, wait_point_ns(self->b, q.syncobj, s, 100 * 1000 * 1000));
+	t0 = now_s();
+	ASSERT_EQ(0, gem_close(self->b, h));
+	EXPECT_GT(1.0, now_s() - t0);
+
+	*msem = 1;
+	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
+	EXPECT_EQ(0, queue_error(self->b, q.queue_id));
+	EXPECT_TRUE(all_words(mh, hbm.size, 0x1e0c105e));
+
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, dfd, &h2));
+	ASSERT_EQ(0, bo_info(self->b, h2, &bi2));
+	EXPECT_EQ(bi.va, bi2.va);
+	close(dfd);
+	munmap((void *)msem, sem.size);
+	munmap(mh, hbm.size);
+	close(self->b);
+	self->b = -1;
+}
+
 struct ring_waiter {
 	int fd;
 	__u32 queue;
