@@ -91,7 +91,7 @@ struct m890_file;
  * @park_lock: protects @parked (a leaf lock).
  * @parked: import mappings (&struct m890_bo_va.park_link) whose handle was
  *          closed while the BO was busy; dropped when the file closes or
- *          taken back by a new handle (m890_gem.c).
+ *          the BO is freed, or taken back by a new handle (m890_gem.c).
  */
 struct m890_ctx {
 	struct m890_device *mdev;
@@ -252,8 +252,8 @@ enum m890_bo_kind {
  * @node: VA range in @ctx.
  * @handles: handles of the importing file to the BO; the mapping goes
  *           with the last of them (m890_bo_close()), or is parked.
- * @bo: the BO, one reference while parked.
- * @park_link: entry in m890_ctx.parked while parked.
+ * @bo: the BO (no reference: the entry goes with the BO).
+ * @park_link: entry in m890_ctx.parked while parked, else empty.
  */
 struct m890_bo_va {
 	struct list_head link;

@@ -22,8 +22,8 @@
  * it goes (m890_bo_close()) if the file is closing (its queues are stopped
  * by then) or the BO is idle.  A busy BO's mapping is parked instead, so
  * the file's jobs keep reaching it: a new handle takes it back, the file's
- * close drops it (m890_ctx_unpark()).  So a file that imports and closes
- * again and again costs nothing that stays.
+ * close (m890_ctx_unpark()) or the BO's free drops it.  So a file that
+ * imports and closes again and again costs nothing that stays.
  *
  * CPU mappings of HBM BOs are filled at mmap time; once the card is
  * removed they are zapped and a fault maps a zeroed page of the BO
@@ -63,6 +63,10 @@ void m890_bo_unmap(struct m890_bo *bo)
 
 	list_for_each_entry_safe(bv, tmp, &bo->imports, link) {
 		list_del(&bv->link);
+		/* A parked mapping: its file may still be open. */
+		spin_lock(&bv->ctx->park_lock);
+		list_del_init(&bv->park_link);
+		spin_unlock(&bv->ctx->park_lock);
 		m890_bo_va_release(&bv->ctx, &bv->node);
 		kfree(bv);
 	}
@@ -213,7 +217,6 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	struct m890_file *mfile = file->driver_priv;
 	struct m890_bo *bo = to_m890_bo(obj);
 	struct m890_bo_va *bv;
-	bool unpark = false;
 	u32 large;
 	int ret = 0;
 
@@ -232,11 +235,10 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 		if (bv->ctx != mfile->ctx)
 			continue;
 		if (!bv->handles++) {
-			/* Parked: the new handle holds the BO from now on. */
+			/* Parked: in use again. */
 			spin_lock(&bv->ctx->park_lock);
 			list_del_init(&bv->park_link);
 			spin_unlock(&bv->ctx->park_lock);
-			unpark = true;
 		}
 		goto out;
 	}
@@ -257,8 +259,6 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	list_add_tail(&bv->link, &bo->imports);
 out:
 	mutex_unlock(&bo->map_lock);
-	if (unpark)
-		drm_gem_object_put(obj);	/* the parked mapping's reference */
 	return ret;
 }
 
@@ -270,9 +270,9 @@ out:
  * With the file's last handle, the import mapping m890_bo_open() made in
  * its context is unmapped and its context reference dropped, if the file
  * is closing (its queues are stopped) or the BO is idle.  Otherwise a job
- * of the file may still use it: the mapping is parked with a reference to
- * the BO until the file closes (m890_ctx_unpark()) or opens the BO again.
- * The creator's mapping stays until the BO is freed.
+ * of the file may still use it (its jobs hold the BO): the mapping is
+ * parked until the BO is freed, the file closes (m890_ctx_unpark()) or
+ * opens the BO again.  The creator's mapping stays until the BO is freed.
  */
 void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 {
@@ -292,7 +292,6 @@ void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 			gone = bv;
 			break;
 		}
-		drm_gem_object_get(obj);
 		spin_lock(&bv->ctx->park_lock);
 		list_add_tail(&bv->park_link, &bv->ctx->parked);
 		spin_unlock(&bv->ctx->park_lock);
@@ -309,6 +308,8 @@ void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
  * m890_ctx_unpark() - drop the parked import mappings of a closed file.
  * @ctx: the file's context; its queues are gone and their jobs retired.
  *
+ * A parked mapping holds no BO reference: one whose BO is being freed is
+ * left to that free (m890_bo_unmap()), the others are dropped here.
  * Context: process; takes the BOs' map_lock.  May free BOs.
  */
 void m890_ctx_unpark(struct m890_ctx *ctx)
@@ -318,7 +319,9 @@ void m890_ctx_unpark(struct m890_ctx *ctx)
 	LIST_HEAD(list);
 
 	spin_lock(&ctx->park_lock);
-	list_splice_init(&ctx->parked, &list);
+	list_for_each_entry_safe(bv, tmp, &ctx->parked, park_link)
+		if (kref_get_unless_zero(&bv->bo->shmem.base.refcount))
+			list_move_tail(&bv->park_link, &list);
 	spin_unlock(&ctx->park_lock);
 	list_for_each_entry_safe(bv, tmp, &list, park_link) {
 		bo = bv->bo;

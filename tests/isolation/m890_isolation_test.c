@@ -971,6 +971,7 @@ TEST_F_TIMEOUT(two, gem_close_import_while_job_runs, 120)
 	struct drm_m890_queue_create q;
 	struct drm_m890_bo_info bi, bi2;
 	union m890_packet p[2];
+	long long base = hbm_used(self->a);
 	volatile __u64 *msem;
 	__u32 *mh, h, h2;
 	double t0;
@@ -1005,9 +1006,25 @@ TEST_F_TIMEOUT(two, gem_close_import_while_job_runs, 120)
 	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, dfd, &h2));
 	ASSERT_EQ(0, bo_info(self->b, h2, &bi2));
 	EXPECT_EQ(bi.va, bi2.va);
+
+	/* Parked again; a parked mapping does not keep the BO: with A's
+	 * handle, mapping and the dma-buf gone its HBM comes back while B
+	 * is still open. */
+	pkt_wait(&p[0], sem.va, 2);
+	ASSERT_EQ(0, submit(self->b, q.queue_id, p, 2, &s));
+	ASSERT_EQ(0, gem_close(self->b, h2));
+	*msem = 2;
+	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
 	close(dfd);
-	munmap((void *)msem, sem.size);
 	munmap(mh, hbm.size);
+	ASSERT_EQ(0, gem_close(self->a, hbm.handle));
+	if (base >= 0) {
+		for (int i = 0; i < 500 && hbm_used(self->a) != base; i++)
+			usleep(10000);
+		EXPECT_EQ(base, hbm_used(self->a));
+	}
+	munmap((void *)msem, sem.size);
 	close(self->b);
 	self->b = -1;
 }
