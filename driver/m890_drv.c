@@ -83,6 +83,7 @@ static void m890_postclose(struct drm_device *dev, struct drm_file *file)
 	m890_file_queues_fini(mfile);
 	/* Jobs of the file held its BOs: let them go before the file does. */
 	flush_workqueue(m890_wq);
+	m890_ctx_unpark(mfile->ctx);
 	xa_destroy(&mfile->queues);
 	m890_ctx_release(mfile->ctx);
 	m890_ctx_put(&mfile->ctx);
@@ -237,9 +238,12 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 static int m890_release(struct inode *inode, struct file *filp)
 {
 	struct drm_file *file = filp->private_data;
+	struct m890_file *mfile = file ? file->driver_priv : NULL;
 
-	if (file && file->driver_priv)
-		m890_file_queues_fini(file->driver_priv);
+	if (mfile) {
+		m890_file_queues_fini(mfile);
+		WRITE_ONCE(mfile->closing, true);
+	}
 	return drm_release(inode, filp);
 }
 

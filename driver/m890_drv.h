@@ -7,7 +7,9 @@
  *   m890_file.queue_lock (xarray) > m890_queue.lock > m890_device.hwq_lock
  *   m890_queue.lock > m890_queue.fence_lock
  *   m890_ctx.lock > m890_device.mmu_lock
+ *   m890_peer_lock (global, m890_p2p.c) > m890_bo.map_lock
  *   m890_bo.map_lock > BO reservation (shmem pages) > m890_ctx.lock
+ *   m890_bo.map_lock > m890_ctx.park_lock (leaf)
  *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
@@ -89,6 +91,10 @@ struct m890_xvm_win;
  * @busy_ns: nanoseconds during which at least one of the context's queues
  *           had work outstanding, accumulated as fences signal.
  * @faults: execution errors (MMU faults and others) of its queues.
+ * @park_lock: protects @parked (a leaf lock).
+ * @parked: import mappings (&struct m890_bo_va.park_link) whose handle was
+ *          closed while the BO was busy; dropped when the file closes or
+ *          the BO is freed, or taken back by a new handle (m890_gem.c).
  */
 struct m890_ctx {
 	struct m890_device *mdev;
@@ -103,6 +109,8 @@ struct m890_ctx {
 	atomic64_t hbm_bytes;
 	atomic64_t busy_ns;
 	atomic_t faults;
+	spinlock_t park_lock;	/* parked */
+	struct list_head parked;
 };
 
 /**
@@ -234,6 +242,8 @@ struct m890_device {
  * @queues: queue id to queue; ids are allocated cyclically.
  * @queue_next: cyclic allocation hint for @queues.
  * @link: entry in m890_device.files.
+ * @closing: set once the file's queues are stopped on close, so its
+ *           handles' mappings can go without waiting for jobs.
  */
 struct m890_file {
 	struct m890_device *mdev;
@@ -241,6 +251,7 @@ struct m890_file {
 	struct xarray queues;
 	u32 queue_next;
 	struct list_head link;
+	bool closing;
 };
 
 enum m890_bo_kind {
@@ -255,11 +266,18 @@ enum m890_bo_kind {
  * @link: entry in m890_bo.imports.
  * @ctx: the importer's context (one reference).
  * @node: VA range in @ctx.
+ * @handles: handles of the importing file to the BO; the mapping goes
+ *           with the last of them (m890_bo_close()), or is parked.
+ * @bo: the BO (no reference: the entry goes with the BO).
+ * @park_link: entry in m890_ctx.parked while parked, else empty.
  */
 struct m890_bo_va {
 	struct list_head link;
 	struct m890_ctx *ctx;
 	struct drm_mm_node node;
+	u32 handles;
+	struct m890_bo *bo;
+	struct list_head park_link;
 };
 
 /**
@@ -274,8 +292,8 @@ struct m890_bo_va {
  * @map_lock: protects @ctx on a peer window's first open, and @imports.
  *            Not the reservation lock: mapping a host BO takes that one.
  * @imports: &struct m890_bo_va of other files of the card that opened the
- *           BO through a dma-buf; kept until the BO is freed, when they
- *           are unmapped.
+ *           BO through a dma-buf; each is unmapped when its file's last
+ *           handle to the BO goes (or with the BO).
  * @hbm_node: HBM range (HBM BOs).
  * @dummy_page: page that CPU mappings of an HBM BO show once the card is
  *              gone (allocated on the first such fault, freed with the BO).
@@ -292,6 +310,12 @@ struct m890_bo_va {
  * @window_slot: the export slot of the window.
  * @window_link: entry in the owner's m890_device.xvm_local (under its
  *               xvm_lock), empty once revoked.
+ * @peer_dev: exporting card (peer windows); compared only, never
+ *            dereferenced: @peer_buf keeps that &drm_device allocated.
+ * @peer_link: entry in the list of live peer windows (m890_p2p.c).
+ * @revoked: the exporting card's driver instance went away; the window's
+ *           PTEs are cleared and it is never mapped again (under
+ *           @map_lock).
  */
 struct m890_bo {
 	struct drm_gem_shmem_object shmem;
@@ -313,6 +337,9 @@ struct m890_bo {
 	struct m890_device *window_owner;
 	u32 window_slot;
 	struct list_head window_link;
+	struct m890_device *peer_dev;
+	struct list_head peer_link;
+	bool revoked;
 };
 
 static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
@@ -444,6 +471,8 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
 void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
 int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
+void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file);
+void m890_ctx_unpark(struct m890_ctx *ctx);
 u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_hbm_init(struct m890_device *mdev);
 void m890_hbm_fini(struct m890_device *mdev);
@@ -484,6 +513,7 @@ irqreturn_t m890_queue_irq(int irq, void *arg);
 struct dma_buf *m890_hbm_export(struct drm_gem_object *obj, int flags);
 struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *m890_gem_prime_import(struct drm_device *dev, struct dma_buf *buf);
+void m890_p2p_revoke(struct m890_device *mdev);
 
 /* m890_fabric.c */
 int m890_fabric_init(void);

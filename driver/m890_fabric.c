@@ -751,8 +751,11 @@ static int icn_port_reset_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	ret = m890_sw_cmd(mdev, M890_SW_OP_PORT_SET_ADMIN, index, 0, 0, NULL, 0);
-	if (!ret)
+	if (!ret) {
+		/* Announce the down state: the up state alone equals the old one. */
+		m890_fabric_sync(mdev);
 		ret = m890_sw_cmd(mdev, M890_SW_OP_PORT_SET_ADMIN, index, 1, 0, NULL, 0);
+	}
 	if (ret)
 		m890_sw_refused(info, index_attr, ret, "switch refused to reset this port");
 	m890_fabric_sync(mdev);

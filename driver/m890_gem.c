@@ -18,7 +18,12 @@
  * file (m890_fence.c), so that happens only once they are done.  Another
  * file of the same card that imports the BO through a dma-buf gets it
  * mapped into its own address space, at its own VA, when its handle is
- * created (m890_bo_open()).
+ * created (m890_bo_open()), and unmapped when that file's last handle to
+ * it goes (m890_bo_close()) if the file is closing (its queues are stopped
+ * by then) or the BO is idle.  A busy BO's mapping is parked instead, so
+ * the file's jobs keep reaching it: a new handle takes it back, the file's
+ * close (m890_ctx_unpark()) or the BO's free drops it.  So a file that
+ * imports and closes again and again costs nothing that stays.
  *
  * CPU mappings of HBM BOs are filled at mmap time; once the card is
  * removed they are zapped and a fault maps a zeroed page of the BO
@@ -58,6 +63,10 @@ void m890_bo_unmap(struct m890_bo *bo)
 
 	list_for_each_entry_safe(bv, tmp, &bo->imports, link) {
 		list_del(&bv->link);
+		/* A parked mapping: its file may still be open. */
+		spin_lock(&bv->ctx->park_lock);
+		list_del_init(&bv->park_link);
+		spin_unlock(&bv->ctx->park_lock);
 		m890_bo_va_release(&bv->ctx, &bv->node);
 		kfree(bv);
 	}
@@ -196,10 +205,10 @@ void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind)
  * @file: file.
  *
  * A BO is usually already mapped in its creator's context.  A peer window
- * is mapped into the first file that opens it; a BO of this card imported
- * through a dma-buf by another file gets its own VA range in that file's
- * context, kept until the BO is freed (so jobs of the importer that still
- * hold the BO keep reaching it after the handle is closed).
+ * is mapped into the first file that opens it (-ENODEV once revoked); a
+ * BO of this card imported through a dma-buf by another file gets its own
+ * VA range in that file's context, kept while the file has a handle to it
+ * (m890_bo_close()).
  *
  * Return: 0 or a negative errno (the handle is then not created).
  */
@@ -212,15 +221,27 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	int ret = 0;
 
 	mutex_lock(&bo->map_lock);
+	if (bo->revoked) {
+		ret = -ENODEV;
+		goto out;
+	}
 	if (!bo->ctx) {
 		ret = m890_bo_map(bo, mfile->ctx);
 		goto out;
 	}
 	if (bo->ctx == mfile->ctx)
 		goto out;
-	list_for_each_entry(bv, &bo->imports, link)
-		if (bv->ctx == mfile->ctx)
-			goto out;
+	list_for_each_entry(bv, &bo->imports, link) {
+		if (bv->ctx != mfile->ctx)
+			continue;
+		if (!bv->handles++) {
+			/* Parked: in use again. */
+			spin_lock(&bv->ctx->park_lock);
+			list_del_init(&bv->park_link);
+			spin_unlock(&bv->ctx->park_lock);
+		}
+		goto out;
+	}
 	bv = kzalloc(sizeof(*bv), GFP_KERNEL);
 	if (!bv) {
 		ret = -ENOMEM;
@@ -232,10 +253,85 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 		goto out;
 	}
 	bv->ctx = mfile->ctx;
+	bv->handles = 1;
+	bv->bo = bo;
+	INIT_LIST_HEAD(&bv->park_link);
 	list_add_tail(&bv->link, &bo->imports);
 out:
 	mutex_unlock(&bo->map_lock);
 	return ret;
+}
+
+/**
+ * m890_bo_close() - &drm_gem_object_funcs.close: a handle of @file goes.
+ * @obj: BO.
+ * @file: file losing a handle to @obj.
+ *
+ * With the file's last handle, the import mapping m890_bo_open() made in
+ * its context is unmapped and its context reference dropped, if the file
+ * is closing (its queues are stopped) or the BO is idle.  Otherwise a job
+ * of the file may still use it (its jobs hold the BO): the mapping is
+ * parked until the BO is freed, the file closes (m890_ctx_unpark()) or
+ * opens the BO again.  The creator's mapping stays until the BO is freed.
+ */
+void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct m890_file *mfile = file->driver_priv;
+	struct m890_bo *bo = to_m890_bo(obj);
+	struct m890_bo_va *bv, *gone = NULL;
+
+	mutex_lock(&bo->map_lock);
+	list_for_each_entry(bv, &bo->imports, link) {
+		if (bv->ctx != mfile->ctx)
+			continue;
+		if (--bv->handles)
+			break;
+		if (READ_ONCE(mfile->closing) ||
+		    dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+			list_del(&bv->link);
+			gone = bv;
+			break;
+		}
+		spin_lock(&bv->ctx->park_lock);
+		list_add_tail(&bv->park_link, &bv->ctx->parked);
+		spin_unlock(&bv->ctx->park_lock);
+		break;
+	}
+	mutex_unlock(&bo->map_lock);
+	if (!gone)
+		return;
+	m890_bo_va_release(&gone->ctx, &gone->node);
+	kfree(gone);
+}
+
+/**
+ * m890_ctx_unpark() - drop the parked import mappings of a closed file.
+ * @ctx: the file's context; its queues are gone and their jobs retired.
+ *
+ * A parked mapping holds no BO reference: one whose BO is being freed is
+ * left to that free (m890_bo_unmap()), the others are dropped here.
+ * Context: process; takes the BOs' map_lock.  May free BOs.
+ */
+void m890_ctx_unpark(struct m890_ctx *ctx)
+{
+	struct m890_bo_va *bv, *tmp;
+	struct m890_bo *bo;
+	LIST_HEAD(list);
+
+	spin_lock(&ctx->park_lock);
+	list_for_each_entry_safe(bv, tmp, &ctx->parked, park_link)
+		if (kref_get_unless_zero(&bv->bo->shmem.base.refcount))
+			list_move_tail(&bv->park_link, &list);
+	spin_unlock(&ctx->park_lock);
+	list_for_each_entry_safe(bv, tmp, &list, park_link) {
+		bo = bv->bo;
+		mutex_lock(&bo->map_lock);
+		list_del(&bv->link);
+		mutex_unlock(&bo->map_lock);
+		m890_bo_va_release(&bv->ctx, &bv->node);
+		kfree(bv);
+		drm_gem_object_put(&bo->shmem.base);
+	}
 }
 
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
@@ -250,6 +346,7 @@ static void m890_host_free(struct drm_gem_object *obj)
 static const struct drm_gem_object_funcs m890_host_funcs = {
 	.free = m890_host_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 	.export = m890_host_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
@@ -398,6 +495,7 @@ static const struct vm_operations_struct m890_hbm_vm_ops = {
 static const struct drm_gem_object_funcs m890_hbm_funcs = {
 	.free = m890_hbm_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 	.export = m890_hbm_export,
 	.mmap = m890_hbm_mmap,
 	.vm_ops = &m890_hbm_vm_ops,

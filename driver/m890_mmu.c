@@ -186,6 +186,8 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	ctx->mdev = mdev;
 	kref_init(&ctx->ref);
 	mutex_init(&ctx->lock);
+	spin_lock_init(&ctx->park_lock);
+	INIT_LIST_HEAD(&ctx->parked);
 	drm_mm_init(&ctx->va_mm, M890_VA_START, M890_VA_SIZE);
 	ctx->pid = task_tgid_nr(current);
 

@@ -18,6 +18,17 @@
  * the exporter's BO (and its HBM range) allocated.  The window is mapped
  * into the address space of the first file that gets a handle to it.
  *
+ * That reservation only lives as long as the exporter's driver instance:
+ * once the exporter is removed (unbind, hot-unplug, module unload), a new
+ * instance on the same card, or a new card on the same switch port, starts
+ * with a fresh HBM allocator and hands the same ranges to other clients.
+ * So removal revokes every window into the card (m890_p2p_revoke(), the
+ * role dma-buf's move_notify/revoke plays for other drivers): their PEER
+ * PTEs are cleared and the importers' TLBs invalidated before remove
+ * returns, so a later access through a window faults (NOT_PRESENT) on the
+ * importing card and fails that job; the window's handle and VA range stay
+ * until the importer closes them, and the window is never mapped again.
+ *
  * Importing on the exporting device returns the BO itself; a file other
  * than the creator then gets its own mapping of it (m890_bo_open()).
  */
@@ -30,6 +41,10 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+
+/* Live peer windows of every card, for m890_p2p_revoke(). */
+static DEFINE_MUTEX(m890_peer_lock);
+static LIST_HEAD(m890_peer_windows);
 
 static int m890_hbm_attach(struct dma_buf *buf, struct dma_buf_attachment *attach)
 {
@@ -111,6 +126,9 @@ static void m890_peer_free(struct drm_gem_object *obj)
 {
 	struct m890_bo *bo = to_m890_bo(obj);
 
+	mutex_lock(&m890_peer_lock);
+	list_del(&bo->peer_link);
+	mutex_unlock(&m890_peer_lock);
 	m890_bo_unmap(bo);
 	/* The window held the exporter's BO through its dma-buf. */
 	dma_buf_put(bo->peer_buf);
@@ -121,6 +139,7 @@ static void m890_peer_free(struct drm_gem_object *obj)
 const struct drm_gem_object_funcs m890_peer_funcs = {
 	.free = m890_peer_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 };
 
 static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
@@ -131,7 +150,7 @@ static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
 	struct m890_bo *sbo = to_m890_bo(src_obj);
 	struct drm_gem_object *obj;
 	struct m890_bo *bo;
-	int ret;
+	int idx, ret;
 
 	if (sbo->kind != M890_BO_KIND_HBM)
 		return ERR_PTR(-EOPNOTSUPP);
@@ -145,12 +164,66 @@ static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
 	m890_bo_init(bo, M890_BO_KIND_PEER);
 	bo->peer_offset = sbo->hbm_node.start;
 	bo->peer_fabric_id = src->fabric_id;
+	bo->peer_dev = src;
+
+	/*
+	 * Listed while the exporter is known present: its removal unplugs
+	 * before it revokes, so it either sees this window or we see it gone.
+	 */
+	mutex_lock(&m890_peer_lock);
+	if (!drm_dev_enter(&src->drm, &idx)) {
+		mutex_unlock(&m890_peer_lock);
+		mutex_destroy(&bo->map_lock);
+		kfree(bo);
+		return ERR_PTR(-ENODEV);
+	}
+	list_add_tail(&bo->peer_link, &m890_peer_windows);
+	drm_dev_exit(idx);
+	mutex_unlock(&m890_peer_lock);
+
 	get_dma_buf(buf);
 	bo->peer_buf = buf;
 	obj = &bo->shmem.base;
 	obj->funcs = &m890_peer_funcs;
 	drm_gem_private_object_init(&mdev->drm, obj, src_obj->size);
 	return obj;
+}
+
+/**
+ * m890_p2p_revoke() - revoke every peer window into @mdev's HBM.
+ * @mdev: exporting card being removed, already unplugged (drm_dev_unplug()),
+ *        so no new window into it can appear.
+ *
+ * Clears the PTEs of each window in every context it is mapped in and
+ * invalidates those contexts' TLBs on the importing cards; later accesses
+ * fault NOT_PRESENT.  The windows stay allocated (handles, VA ranges,
+ * dma-buf reference) until their importers close them.
+ *
+ * Context: process; takes m890_peer_lock, the windows' map_lock, the
+ * importers' context and MMU locks.
+ */
+void m890_p2p_revoke(struct m890_device *mdev)
+{
+	struct m890_bo_va *bv;
+	struct m890_bo *bo;
+	u32 n = 0;
+
+	mutex_lock(&m890_peer_lock);
+	list_for_each_entry(bo, &m890_peer_windows, peer_link) {
+		if (bo->peer_dev != mdev)
+			continue;
+		mutex_lock(&bo->map_lock);
+		bo->revoked = true;
+		if (bo->ctx)
+			m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
+		list_for_each_entry(bv, &bo->imports, link)
+			m890_mmu_unmap(bv->ctx, bv->node.start, bv->node.size);
+		mutex_unlock(&bo->map_lock);
+		n++;
+	}
+	mutex_unlock(&m890_peer_lock);
+	if (n)
+		m890_dbg(mdev, "revoked %u peer windows\n", n);
 }
 
 /**

@@ -352,6 +352,8 @@ static void m890_remove(struct pci_dev *pdev)
 	m890_xvm_fini(mdev);
 	m890_fabric_remove(mdev);
 	drm_dev_unplug(&mdev->drm);
+	/* Fresh instances reuse this HBM: other cards' windows into it go. */
+	m890_p2p_revoke(mdev);
 
 	/*
 	 * No ioctl, netlink request or file close reaches the hardware from

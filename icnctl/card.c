@@ -6,6 +6,7 @@
  * to the switch: accel node, fabric id, switch port, HBM size and PCI
  * address.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -91,6 +92,12 @@ static int card_show(struct icn_ctx *ctx)
 	rc = icn_nl_request(&req, card_msg, &cl);
 	if (rc)
 		return rc;
+	/* An empty card dump is the same case the other objects report. */
+	if (req.dump && !cl.n) {
+		fprintf(stderr, "icnctl: card show: no M890 card is attached to an ICN switch (%s)\n",
+			strerror(ENODEV));
+		return EXIT_FAIL;
+	}
 	for (int i = 0; i < cl.n; i++) {
 		const struct card_info *c = &cl.cards[i];
 

@@ -65,6 +65,12 @@ static int cmd_help(struct icn_ctx *ctx)
 
 static int cmd_version(struct icn_ctx *ctx)
 {
+	static const char *const words[] = { "help" };
+
+	if (ctx->argc == 1 && match_word(ctx->argv[0], words, 1) == 0) {
+		printf("Usage:\n       icnctl version\n");
+		return EXIT_OK;
+	}
 	if (ctx->argc) {
 		fprintf(stderr, "icnctl: version takes no argument\n");
 		return EXIT_USAGE;

@@ -110,12 +110,32 @@ static int error_cb(struct sockaddr_nl *who, struct nlmsgerr *e, void *data)
 	return NL_STOP;
 }
 
+/*
+ * End of a dump or a plain ACK.  A dump that failed at its start (no card,
+ * say) ends with NLMSG_DONE carrying the negative errno, followed by the
+ * extack attributes when NLM_F_ACK_TLVS is set: report it as an error.
+ */
 static int finish_cb(struct nl_msg *msg, void *data)
 {
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct req_state *st = data;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int err, len;
 
-	(void)msg;
 	st->done = true;
+	if (nlh->nlmsg_type != NLMSG_DONE || nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(err))
+		return NL_STOP;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err >= 0)
+		return NL_STOP;
+	st->err = -err;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)NLMSG_ALIGN(sizeof(err));
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && len > 0 &&
+	    nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)nlmsg_data(nlh) + NLMSG_ALIGN(sizeof(err))),
+		      len, NULL) >= 0 && tb[NLMSGERR_ATTR_MSG])
+		snprintf(st->extack, sizeof(st->extack), "%s",
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
 	return NL_STOP;
 }
 

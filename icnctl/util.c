@@ -101,7 +101,7 @@ int parse_index(const char *word, const char *what, uint32_t n, uint32_t *out)
 
 int parse_port_list(const char *s, uint64_t *ports)
 {
-	char buf[512], *tok, *save = NULL, *dash;
+	char buf[512], *tok, *next, *dash;
 	uint32_t a, b;
 
 	*ports = 0;
@@ -110,7 +110,11 @@ int parse_port_list(const char *s, uint64_t *ports)
 	if (strcmp(s, "none") == 0)
 		return 0;
 	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* Every element must be there: "", ",", "1,,2" and "1," are refused. */
+	for (next = buf; next;) {
+		tok = strsep(&next, ",");
+		if (!*tok)
+			return -1;
 		dash = strchr(tok, '-');
 		if (dash)
 			*dash = '\0';

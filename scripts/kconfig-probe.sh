@@ -6,6 +6,9 @@
 # Detect kernel APIs that drift inside the 6.12.x series by compiling small
 # probes against the kernel build tree KDIR, and write OUTDIR/m890_config.h
 # with one M890_HAVE_* define per probe that compiled.
+#
+# GPL-2.0 like the driver, unlike the other scripts: it is a step of the
+# module build, its probes are kernel code and it writes a driver header.
 set -eu
 
 KDIR=${1:?usage: kconfig-probe.sh KDIR OUTDIR}

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT */
 /*
  * ioctl and packet helpers shared by the in-guest uAPI and isolation tests.
  * Each returns 0 or a negative errno.  The including test defines

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 #
 # build/tests/m890-smoke, the driver smoke test.  Included by the top-level
 # Makefile, or alone: make -f tests/driver-smoke/smoke.mk driver-smoke

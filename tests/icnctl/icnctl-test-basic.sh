@@ -86,5 +86,26 @@ else
 	n=$((n + 1)); echo "ok $n - unprivileged checks # SKIP cannot run icnctl as user 'user' (no su, no user, or no access)"
 fi
 
+# ---- no card bound: every read names the cause and exits 1 ----
+drv=/sys/bus/pci/drivers/m890
+if [ -w $drv/unbind ] && [ "$cards" -gt 0 ]; then
+	bdfs=$(for d in $drv/0000:*; do basename $d; done)
+	for b in $bdfs; do echo $b >$drv/unbind; done
+	for c in "switch show" "port show" "card show" "topology show"; do
+		t "no card: $c exits 1" test "$(rc icnctl $c)" = 1
+		t "no card: $c names the cause" grep -q 'no M890 card is attached' $err
+		t "no card: $c prints nothing" test ! -s $out
+	done
+	show_err
+	for b in $bdfs; do echo $b >$drv/bind; done
+	for i in $(seq 100); do
+		[ "$(ls /dev/accel 2>/dev/null | grep -c '^accel')" = "$cards" ] && break
+		sleep 0.1
+	done
+	t "cards bound again" test "$(rc icnctl card show)" = 0
+else
+	n=$((n + 1)); echo "ok $n - no card bound # SKIP cannot unbind the driver"
+fi
+
 echo "1..$n"
 exit $fail

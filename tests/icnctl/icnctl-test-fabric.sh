@@ -25,6 +25,8 @@ for o in switch port card stats topology route partition monitor; do
 	t "$o help exits 0" test "$(rc icnctl $o help)" = 0
 	t "$o help shows usage" grep -q "icnctl $o" $out
 done
+t "version help exits 0" test "$(rc icnctl version help)" = 0
+t "version help shows usage" grep -q "icnctl version" $out
 t "version exits 0" test "$(rc icnctl version)" = 0
 t "version text" grep -q '^icnctl [0-9.]* family icn family-version 1$' $out
 t "version JSON" test "$(icnctl -j version | $J 0 family)" = icn

@@ -57,6 +57,11 @@ t "route del without id: exit 2" test "$(rc icnctl route del)" = 2
 t "partition show exits 0" test "$(rc icnctl partition show)" = 0
 t "partition show: only 0, every port" test "$(cat $out)" = "partition 0 ports 0-63"
 t "partition JSON: one partition" test "$(icnctl -j partition show | $J length)" = 1
+for l in "" "," "1,,2" "1," ",1"; do
+	t "partition add 3 ports '$l': exit 2" test "$(rc icnctl partition add 3 ports "$l")" = 2
+	t "partition add 3 ports '$l': bad port list" grep -q 'bad port list' $err
+done
+t "partition 3 not created by the refused lists" test "$(rc icnctl partition show 3)" = 1
 t "partition add 3 ports 1 exits 0" test "$(rc icnctl partition add 3 ports 1)" = 0
 t "partition 3 holds port 1" test "$(icnctl partition show 3)" = "partition 3 ports 1"
 t "partition 0 lost port 1" test "$(icnctl partition show 0)" = "partition 0 ports 0,2-63"
@@ -124,6 +129,22 @@ t "link-error on a port in error: exit 1" test "$(rc icnctl port inject 1 link-e
 t "link-error: says the link is not up" grep -q 'not up' $err
 show_err
 t "port reset 1 retrains" sh -c "icnctl port reset 1 && test \"\$(icnctl -j port show 1 | $J 0 oper)\" = up"
+
+# ---- a port reset of an up port is announced: down, then up ----
+mon=/tmp/icnctl-m-mon
+icnctl -j monitor config count 2 >$mon 2>&1 &
+pid=$!
+(sleep 20; kill $pid 2>/dev/null) &
+killer=$!
+sleep 3
+icnctl port reset 1
+wait $pid
+r=$?
+kill $killer 2>/dev/null
+sed 's/^/# reset: /' $mon
+t "port reset announced: 2 events" test "$r" = 0
+t "port reset announced: port 1 down" test "$($J line 0 event <$mon)/$($J line 0 port <$mon)/$($J line 0 oper <$mon)" = port/1/down
+t "port reset announced: port 1 up" test "$($J line 1 event <$mon)/$($J line 1 port <$mon)/$($J line 1 oper <$mon)" = port/1/up
 
 # ---- stats watch ----
 t "stats watch 0 count 2 exits 0" test "$(rc icnctl -i 1 stats watch 0 count 2)" = 0

@@ -959,6 +959,76 @@ TEST_F_TIMEOUT(two, gem_close_while_job_runs, 120)
 	munmap(mdst, dst.size);
 }
 
+/*
+ * The same for a BO imported from another file of the card: B closes its
+ * handle while its job still has to write through B's mapping of it.  The
+ * close returns at once, the job completes with the right data, and
+ * importing again gets the same VA back; B's close then drops it all.
+ */
+TEST_F_TIMEOUT(two, gem_close_import_while_job_runs, 120)
+{
+	struct drm_m890_bo_create sem, hbm;
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_info bi, bi2;
+	union m890_packet p[2];
+	long long base = hbm_used(self->a);
+	volatile __u64 *msem;
+	__u32 *mh, h, h2;
+	double t0;
+	int dfd;
+	__u64 s;
+
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &hbm));
+	ASSERT_EQ(0, bo_create(self->b, 4096, DRM_M890_BO_HOST, &sem));
+	mh = bo_map(self->a, &hbm);
+	msem = bo_map(self->b, &sem);
+	ASSERT_NE(NULL, mh);
+	ASSERT_NE(NULL, msem);
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, hbm.handle, DRM_CLOEXEC, &dfd));
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, dfd, &h));
+	ASSERT_EQ(0, bo_info(self->b, h, &bi));
+	ASSERT_EQ(0, queue_create(self->b, &q));
+
+	pkt_wait(&p[0], sem.va, 1);
+	pkt_fill(&p[1], bi.va, bi.size, 0x1e0c105e);
+	ASSERT_EQ(0, submit(self->b, q.queue_id, p, 2, &s));
+	EXPECT_EQ(-ETIME, wait_point_ns(self->b, q.syncobj, s, 100 * 1000 * 1000));
+	t0 = now_s();
+	ASSERT_EQ(0, gem_close(self->b, h));
+	EXPECT_GT(1.0, now_s() - t0);
+
+	*msem = 1;
+	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
+	EXPECT_EQ(0, queue_error(self->b, q.queue_id));
+	EXPECT_TRUE(all_words(mh, hbm.size, 0x1e0c105e));
+
+	ASSERT_EQ(0, drmPrimeFDToHandle(self->b, dfd, &h2));
+	ASSERT_EQ(0, bo_info(self->b, h2, &bi2));
+	EXPECT_EQ(bi.va, bi2.va);
+
+	/* Parked again; a parked mapping does not keep the BO: with A's
+	 * handle, mapping and the dma-buf gone its HBM comes back while B
+	 * is still open. */
+	pkt_wait(&p[0], sem.va, 2);
+	ASSERT_EQ(0, submit(self->b, q.queue_id, p, 2, &s));
+	ASSERT_EQ(0, gem_close(self->b, h2));
+	*msem = 2;
+	ASSERT_EQ(0, wait_point(self->b, q.syncobj, s));
+	EXPECT_EQ(1, point_status(self->b, q.syncobj, s));
+	close(dfd);
+	munmap(mh, hbm.size);
+	ASSERT_EQ(0, gem_close(self->a, hbm.handle));
+	if (base >= 0) {
+		for (int i = 0; i < 500 && hbm_used(self->a) != base; i++)
+			usleep(10000);
+		EXPECT_EQ(base, hbm_used(self->a));
+	}
+	munmap((void *)msem, sem.size);
+	close(self->b);
+	self->b = -1;
+}
+
 struct ring_waiter {
 	int fd;
 	__u32 queue;
@@ -1399,6 +1469,125 @@ TEST_F_TIMEOUT(two, unbind_with_client_open, 120)
 	ASSERT_EQ(0, wait_point(fd, q.syncobj, s));
 	EXPECT_EQ(1, point_status(fd, q.syncobj, s));
 	close(fd);
+}
+
+/* SUnreclaim of /proc/meminfo in KiB, or -1. */
+static long sunreclaim_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SUnreclaim: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Opening the card, importing a dma-buf of another file's BO and closing
+ * again must leave nothing behind: the importer's mapping and context go
+ * with the file, not with the BO (which the dma-buf keeps alive here).
+ * Each round used to keep the file's page tables, about 28 KiB of
+ * unreclaimable kernel memory; 2000 rounds must stay within 8 MiB.
+ */
+TEST_F_TIMEOUT(two, import_close_loop_keeps_nothing, 600)
+{
+	struct drm_m890_bo_create bo;
+	long before = -1, after;
+	int dfd, fd, i;
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, bo.handle, DRM_CLOEXEC, &dfd));
+	for (i = 0; i < 2100; i++) {
+		if (i == 100) {
+			/* Warm caches and slabs first. */
+			before = sunreclaim_kb();
+			ASSERT_LT(0, before);
+		}
+		fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, drmPrimeFDToHandle(fd, dfd, &h));
+		close(fd);
+	}
+	after = sunreclaim_kb();
+	close(dfd);
+	EXPECT_GT(8 * 1024, after - before)
+		TH_LOG("SUnreclaim grew by %ld KiB over 2000 rounds", after - before);
+}
+
+/*
+ * A peer window into card 0's HBM dies with card 0's driver instance:
+ * after an unbind and bind, a new client of card 0 gets the same HBM
+ * range from the fresh allocator, and a FILL through the old window on
+ * card 1 must fault there (job error), not overwrite that client's data.
+ */
+TEST_F_TIMEOUT(two, peer_window_revoked_on_unbind, 120)
+{
+	struct drm_m890_bo_create x, y;
+	struct drm_m890_queue_create q;
+	struct drm_m890_bo_info wi;
+	char bdf[64], other[64], path[128];
+	union m890_packet p;
+	volatile __u32 *my;
+	int fd1, dfd, fdq = -1, i;
+	__u32 wh;
+	__u64 s;
+
+	if (access(M890_DRIVER_SYSFS "/unbind", W_OK))
+		SKIP(return, "cannot unbind the driver");
+	fd1 = open("/dev/accel/accel1", O_RDWR | O_CLOEXEC);
+	if (fd1 < 0)
+		SKIP(return, "needs a second card");
+	ASSERT_EQ(0, card_bdf(self->a, bdf, sizeof(bdf)));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HBM, &x));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->a, x.handle, DRM_CLOEXEC, &dfd));
+	ASSERT_EQ(0, drmPrimeFDToHandle(fd1, dfd, &wh));
+	close(dfd);
+	ASSERT_EQ(0, bo_info(fd1, wh, &wi));
+	ASSERT_EQ(DRM_M890_BO_HBM | DRM_M890_BO_PEER, wi.flags);
+	close(self->a);
+	self->a = -1;
+	close(self->b);
+	self->b = -1;
+
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/unbind", bdf));
+	ASSERT_EQ(0, write_file(M890_DRIVER_SYSFS "/bind", bdf));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/accel", bdf);
+	for (i = 0; i < 300 && access(path, F_OK); i++)
+		usleep(100 * 1000);
+	ASSERT_EQ(0, access(path, F_OK));
+	for (i = 0; i < 64 && fdq < 0; i++) {
+		snprintf(path, sizeof(path), "/dev/accel/accel%d", i);
+		fdq = open(path, O_RDWR | O_CLOEXEC);
+		if (fdq >= 0 && (card_bdf(fdq, other, sizeof(other)) || strcmp(other, bdf))) {
+			close(fdq);
+			fdq = -1;
+		}
+	}
+	ASSERT_LE(0, fdq);
+
+	/* The new client's BO, filled through its CPU mapping. */
+	ASSERT_EQ(0, bo_create(fdq, 64 * 1024, DRM_M890_BO_HBM, &y));
+	my = bo_map(fdq, &y);
+	ASSERT_NE(NULL, my);
+	for (i = 0; i < (int)(y.size / 4); i++)
+		my[i] = 0x11111111;
+
+	ASSERT_EQ(0, queue_create(fd1, &q));
+	pkt_fill(&p, wi.va, wi.size, 0xdeadbeef);
+	ASSERT_EQ(0, submit(fd1, q.queue_id, &p, 1, &s));
+	ASSERT_EQ(0, wait_point(fd1, q.syncobj, s));
+	EXPECT_EQ(-EFAULT, point_status(fd1, q.syncobj, s));
+	EXPECT_NE(0, queue_error(fd1, q.queue_id));
+	EXPECT_TRUE(all_words(my, y.size, 0x11111111));
+	munmap((void *)my, y.size);
+	close(fdq);
+	close(fd1);
 }
 
 TEST_HARNESS_MAIN

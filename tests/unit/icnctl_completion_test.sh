@@ -52,5 +52,8 @@ expect "icnctl partition " "show add set del help"
 expect "icnctl partition add 2 " "ports"
 expect "icnctl -i 2 st" "stats"
 expect "icnctl monitor e" "errors"
+expect "icnctl -i " ""
+expect "icnctl --interval " ""
+expect "icnctl version " "help"
 echo "1..$n"
 exit $fail

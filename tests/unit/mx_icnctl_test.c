@@ -249,7 +249,10 @@ static void test_fabric_args(void)
 	ok(parse_port_list("none", &ports) == 0 && ports == 0, "port list none");
 	ok(parse_port_list("64", &ports) < 0, "port list: 64 refused");
 	ok(parse_port_list("5-3", &ports) < 0, "port list: reversed range refused");
-	ok(parse_port_list("1,,2", &ports) == 0 && ports == 0x6, "port list: empty item skipped");
+	ok(parse_port_list("1,,2", &ports) < 0, "port list: empty item refused");
+	ok(parse_port_list("", &ports) < 0, "port list: empty string refused");
+	ok(parse_port_list(",", &ports) < 0, "port list: lone comma refused");
+	ok(parse_port_list("1,", &ports) < 0, "port list: trailing comma refused");
 	ok(parse_port_list("1-x", &ports) < 0, "port list: 1-x refused");
 	ok(parse_port_list("-1", &ports) < 0, "port list: -1 refused");
 	format_port_list(0xeaull, buf, sizeof(buf));

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-or-later
+# SPDX-License-Identifier: MIT
 #
 # Host unit tests: each is built plain (build/unit) and with ASan/UBSan
 # (build/unit-san); both print TAP and a "N passed, N failed" line.
