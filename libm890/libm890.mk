@@ -74,6 +74,7 @@ $(LIBM890_PC): libm890/m890.pc.in libm890/libm890.mk
 
 $(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_fabric.c \
 		libm890/examples/a2a_fabric.h libm890/examples/a2a_pattern.h \
+		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ libm890/examples/m890_a2a.c \

@@ -25,6 +25,7 @@
 
 #include "a2a_fabric.h"
 #include "a2a_pattern.h"
+#include "cli_args.h"
 
 #define FCHECK(call, ...) do { \
 	m890_status_t st_ = (call); \
@@ -64,14 +65,6 @@ int a2a_parse_ranks(const char *s, uint32_t *fids, int max)
 			return -1;
 	}
 	return n;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 struct fcard {
@@ -182,12 +175,12 @@ int a2a_fabric_run(const struct a2a_fabric_args *a)
 			pause();
 	}
 
-	t0 = mono_ns();
+	t0 = cli_now_ns();
 	collective = true;
 	FCHECK(m890_alltoall_local(comm, sb, rb, a->block, ss), "all-to-all");
 	FCHECK(m890_comm_synchronize(comm, ss), "all-to-all");
 	collective = false;
-	t1 = mono_ns();
+	t1 = cli_now_ns();
 
 	for (int l = 0; l < m; l++) {
 		memset(c[l].host_ptr, 0, total);

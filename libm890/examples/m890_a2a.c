@@ -31,6 +31,7 @@
 
 #include "a2a_fabric.h"
 #include "a2a_pattern.h"
+#include "cli_args.h"
 
 struct card {
 	m890_device_t dev;
@@ -69,40 +70,6 @@ static void usage(FILE *f)
 		"  --ranks IDS        fabric ids of the ranks in rank order, e.g. 0-7\n"
 		"  --timeout SECONDS  for the peers to join and finish (default 60)\n"
 		"  --hold             join, then wait until killed without exchanging\n");
-}
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		mul = 1ull << 10; end++; break;
-	case 'm': case 'M':
-		mul = 1ull << 20; end++; break;
-	case 'g': case 'G':
-		mul = 1ull << 30; end++; break;
-	default:
-		break;
-	}
-	if (*end || (v && mul > UINT64_MAX / v))
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 static void vlog(const char *msg, int n)
@@ -171,7 +138,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			if (parse_size(optarg, &block) || block == 0) {
+			if (cli_parse_size(optarg, &block) || block == 0) {
 				fprintf(stderr, "m890-a2a: bad block size '%s'\n", optarg);
 				return 2;
 			}
@@ -278,7 +245,7 @@ int main(int argc, char **argv)
 				      "card %d: window on card %d", i, j);
 
 	vlog("exchanging", n);
-	t0 = now_ns();
+	t0 = cli_now_ns();
 	for (i = 0; i < n; i++) {
 		CHECK(m890_event_record(c[i].ev_start, c[i].stream),
 		      "card %d: start event", i);
@@ -301,7 +268,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		CHECK(m890_stream_synchronize(c[i].stream),
 		      "card %d: exchange", i);
-	t1 = now_ns();
+	t1 = cli_now_ns();
 
 	vlog("reading back", n);
 	for (i = 0; i < n; i++) {

@@ -74,12 +74,12 @@ static double memcpy_gbps(uint64_t bytes)
 		memset(b, 2, bytes);
 		have = bytes;
 	}
-	t0 = bench_now_ns();
+	t0 = cli_now_ns();
 	for (int r = 0; r < reps; r++) {
 		memcpy(b, a, bytes);
 		a[r % bytes] ^= b[(r * 7) % bytes];
 	}
-	return (double)bytes * reps / (double)(bench_now_ns() - t0);
+	return (double)bytes * reps / (double)(cli_now_ns() - t0);
 }
 
 int main(int argc, char **argv)
@@ -91,15 +91,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "b:e:f:n:w:c:g:h")) != -1) {
 		switch (opt) {
 		case 'b':
-			if (bench_parse_size(optarg, &minb) || !minb)
-				goto usage;
-			break;
 		case 'e':
-			if (bench_parse_size(optarg, &maxb) || !maxb)
-				goto usage;
-			break;
 		case 'f':
-			if (bench_parse_size(optarg, &factor) || factor < 2)
+			if (bench_size_opt(opt, optarg, &minb, &maxb, &factor))
 				goto usage;
 			break;
 		case 'n':
@@ -173,11 +167,11 @@ int main(int argc, char **argv)
 		CHECK(m890_comm_synchronize(comm, str));
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev0[i], str[i]));
-		t0 = bench_now_ns();
+		t0 = cli_now_ns();
 		for (int k = 0; k < iters; k++)
 			CHECK(m890_alltoall(comm, sb, rb, b, str));
 		CHECK(m890_comm_synchronize(comm, str));
-		us = (double)(bench_now_ns() - t0) / 1e3 / iters;
+		us = (double)(cli_now_ns() - t0) / 1e3 / iters;
 		for (int i = 0; i < n; i++) {
 			int64_t dns;
 

@@ -20,19 +20,23 @@ userspace: bench-guest
 bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
 
 $(M890_BUILD)/bin/ep_perf: tests/bench/ep_perf.c tests/bench/size_arg.h \
+		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 $(M890_BUILD)/bin/a2a_perf: tests/bench/a2a_perf.c tests/bench/size_arg.h \
+		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-$(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/size_arg.h
+$(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/size_arg.h \
+		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_HOST_CFLAGS) -o $@ $<
+	$(CC) $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<
 
-$(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/size_arg.h
+$(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/size_arg.h \
+		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
-	mpicc $(BENCH_HOST_CFLAGS) -o $@ $<
+	mpicc $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<

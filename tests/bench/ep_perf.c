@@ -400,21 +400,21 @@ int main(int argc, char **argv)
 		int64_t t0, t1, t2;
 		double dmax = 0, cmax = 0;
 
-		t0 = bench_now_ns();
+		t0 = cli_now_ns();
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev[i][0], str[i]));
 		CHECK(m890_ep_dispatch(ep, lo, x, nt, ip, wp, recv, cnt, str));
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev[i][1], str[i]));
 		CHECK(m890_comm_synchronize(comm, str));
-		t1 = bench_now_ns();
+		t1 = cli_now_ns();
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev[i][2], str[i]));
 		CHECK(m890_ep_combine(ep, lo, eo, out, str));
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev[i][3], str[i]));
 		CHECK(m890_comm_synchronize(comm, str));
-		t2 = bench_now_ns();
+		t2 = cli_now_ns();
 		for (int i = 0; i < n; i++) {
 			int64_t a, b;
 

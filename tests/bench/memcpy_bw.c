@@ -25,15 +25,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "b:e:f:g:")) != -1) {
 		switch (opt) {
 		case 'b':
-			if (bench_parse_size(optarg, &minb) || !minb)
-				goto usage;
-			break;
 		case 'e':
-			if (bench_parse_size(optarg, &maxb) || !maxb)
-				goto usage;
-			break;
 		case 'f':
-			if (bench_parse_size(optarg, &factor) || factor < 2)
+			if (bench_size_opt(opt, optarg, &minb, &maxb, &factor))
 				goto usage;
 			break;
 		case 'g':
@@ -64,13 +58,13 @@ int main(int argc, char **argv)
 
 		/* Best of 3 rounds of reps copies each (about 256 MiB). */
 		for (int round = 0; round < 3; round++) {
-			int64_t t0 = bench_now_ns(), dt;
+			int64_t t0 = cli_now_ns(), dt;
 
 			for (uint64_t r = 0; r < reps; r++) {
 				memcpy(b, a, size);
 				a[r % size] ^= b[(r * 7) % size];
 			}
-			dt = bench_now_ns() - t0;
+			dt = cli_now_ns() - t0;
 			if (dt > 0 && (double)size * reps / dt > best)
 				best = (double)size * reps / dt;
 		}

@@ -34,13 +34,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "b:e:f:n:w:c:")) != -1) {
 		switch (opt) {
 		case 'b':
-			bad |= bench_parse_size(optarg, &minb) || !minb;
-			break;
 		case 'e':
-			bad |= bench_parse_size(optarg, &maxb) || !maxb;
-			break;
 		case 'f':
-			bad |= bench_parse_size(optarg, &factor) || factor < 2;
+			bad |= bench_size_opt(opt, optarg, &minb, &maxb, &factor) != 0;
 			break;
 		case 'n':
 			iters = atoi(optarg);

@@ -1,49 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Size arguments of the benchmark programs, as nccl-tests takes them:
- * a number with an optional K, M or G suffix (powers of two).
+ * a number with an optional K, M or G suffix (powers of two).  The parser
+ * and the clock are m890-a2a's (libm890/examples/cli_args.h).
  */
 #ifndef M890_BENCH_SIZE_ARG_H
 #define M890_BENCH_SIZE_ARG_H
 
-#include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <time.h>
 
-/* Parse @s into *@out; -1 on a malformed or overflowing value. */
-static inline int bench_parse_size(const char *s, uint64_t *out)
+#include "cli_args.h"
+
+/*
+ * The size sweep options every benchmark takes: -b MIN and -e MAX bytes
+ * (non-zero) and -f FACTOR (at least 2).  @opt is the getopt() letter and
+ * @arg its argument; the matching one of *@minb, *@maxb, *@factor is set.
+ * Returns 0, or -1 on a malformed or out-of-range value or a letter that
+ * is none of b, e, f.
+ */
+static inline int bench_size_opt(int opt, const char *arg, uint64_t *minb,
+				 uint64_t *maxb, uint64_t *factor)
 {
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		mul = 1ull << 10; end++; break;
-	case 'm': case 'M':
-		mul = 1ull << 20; end++; break;
-	case 'g': case 'G':
-		mul = 1ull << 30; end++; break;
+	switch (opt) {
+	case 'b':
+		return cli_parse_size(arg, minb) || !*minb ? -1 : 0;
+	case 'e':
+		return cli_parse_size(arg, maxb) || !*maxb ? -1 : 0;
+	case 'f':
+		return cli_parse_size(arg, factor) || *factor < 2 ? -1 : 0;
 	default:
-		break;
-	}
-	if (*end || (v && mul > UINT64_MAX / v))
 		return -1;
-	*out = v * mul;
-	return 0;
-}
-
-static inline int64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	}
 }
 
 /* The byte rank @from sends to rank @to at offset @off of its block (the
