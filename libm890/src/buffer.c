@@ -157,26 +157,22 @@ M890_EXPORT m890_status_t m890_buffer_map(m890_buffer_t buf, void **ptr)
 
 M890_EXPORT m890_status_t m890_buffer_va(m890_buffer_t buf, uint64_t *va)
 {
-	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
+					  va, "m890_buffer_va");
 
 	if (st)
 		return st;
-	if (!va)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_buffer_va: NULL output");
 	*va = buf->va;
 	return M890_SUCCESS;
 }
 
 M890_EXPORT m890_status_t m890_buffer_size(m890_buffer_t buf, uint64_t *bytes)
 {
-	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
+					  bytes, "m890_buffer_size");
 
 	if (st)
 		return st;
-	if (!bytes)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_buffer_size: NULL output");
 	*bytes = buf->bytes;
 	return M890_SUCCESS;
 }
@@ -184,13 +180,11 @@ M890_EXPORT m890_status_t m890_buffer_size(m890_buffer_t buf, uint64_t *bytes)
 M890_EXPORT m890_status_t m890_buffer_device(m890_buffer_t buf,
 					     m890_device_t *device)
 {
-	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
+					  device, "m890_buffer_device");
 
 	if (st)
 		return st;
-	if (!device)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_buffer_device: NULL output");
 	*device = buf->dev;
 	return M890_SUCCESS;
 }
@@ -379,26 +373,22 @@ M890_EXPORT m890_status_t m890_window_free(m890_window_t win)
 
 M890_EXPORT m890_status_t m890_window_va(m890_window_t win, uint64_t *va)
 {
-	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
+					  va, "m890_window_va");
 
 	if (st)
 		return st;
-	if (!va)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_window_va: NULL output");
 	*va = win->va;
 	return M890_SUCCESS;
 }
 
 M890_EXPORT m890_status_t m890_window_size(m890_window_t win, uint64_t *bytes)
 {
-	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
+					  bytes, "m890_window_size");
 
 	if (st)
 		return st;
-	if (!bytes)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_window_size: NULL output");
 	*bytes = win->bytes;
 	return M890_SUCCESS;
 }
@@ -406,13 +396,11 @@ M890_EXPORT m890_status_t m890_window_size(m890_window_t win, uint64_t *bytes)
 M890_EXPORT m890_status_t m890_window_peer_fabric_id(m890_window_t win,
 						     uint32_t *fabric_id)
 {
-	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
+	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
+					  fabric_id, "m890_window_peer_fabric_id");
 
 	if (st)
 		return st;
-	if (!fabric_id)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_window_peer_fabric_id: NULL output");
 	*fabric_id = win->peer_fabric_id;
 	return M890_SUCCESS;
 }

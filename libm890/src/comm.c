@@ -181,6 +181,21 @@ static void comm_free(struct m890_comm *c)
 	free(c);
 }
 
+/*
+ * Free the half-built @c and fail with @st as "@fn: <cause>", the cause
+ * being the last error (status name included) before the cleanup calls,
+ * which may set their own.
+ */
+static m890_status_t comm_create_fail(struct m890_comm *c, m890_status_t st,
+				      const char *fn)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+	comm_free(c);
+	return m890_fail(st, "%s: %s", fn, msg);
+}
+
 /* Zero the semaphore and progress areas of every rank and wait. */
 static m890_status_t comm_zero(struct m890_comm *c)
 {
@@ -329,14 +344,7 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 	*comm = c;
 	return M890_SUCCESS;
 fail:
-	{
-		/* Keep the cause's message across the cleanup calls. */
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
-		comm_free(c);
-		return m890_fail(st, "comm_create: %s", msg);
-	}
+	return comm_create_fail(c, st, "comm_create");
 }
 
 M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
@@ -659,24 +667,16 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 	*comm = c;
 	return M890_SUCCESS;
 fail:
-	{
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
-		comm_free(c);
-		return m890_fail(st, "comm_create_rank: %s", msg);
-	}
+	return comm_create_fail(c, st, "comm_create_rank");
 }
 
 M890_EXPORT m890_status_t m890_comm_rank(m890_comm_t c, int *rank)
 {
-	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
+					  rank, "comm_rank");
 
 	if (st)
 		return st;
-	if (!rank)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_rank: NULL output");
 	*rank = c->me;
 	return M890_SUCCESS;
 }
@@ -894,13 +894,11 @@ M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
 
 M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
 {
-	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
+					  n, "comm_count");
 
 	if (st)
 		return st;
-	if (!n)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_count: NULL output");
 	*n = c->n;
 	return M890_SUCCESS;
 }
@@ -908,13 +906,11 @@ M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
 M890_EXPORT m890_status_t m890_comm_get_async_error(m890_comm_t c,
 						    m890_status_t *error)
 {
-	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
+	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
+					  error, "comm_get_async_error");
 
 	if (st)
 		return st;
-	if (!error)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_get_async_error: NULL output");
 	*error = c->error;
 	if (c->error)
 		m890_fail(c->error, "%s", c->msg);

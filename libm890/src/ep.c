@@ -250,13 +250,11 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 M890_EXPORT m890_status_t m890_ep_get_info(m890_ep_t ep,
 					   struct m890_ep_info *info)
 {
-	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	m890_status_t st = m890_check_out(ep, M890_OBJ_EP, "EP object",
+					  info, "ep_get_info");
 
 	if (st)
 		return st;
-	if (!info)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "ep_get_info: NULL output");
 	*info = ep->info;
 	return M890_SUCCESS;
 }

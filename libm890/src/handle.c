@@ -100,6 +100,18 @@ m890_status_t m890_check(const void *obj, enum m890_obj_type type,
 	return M890_SUCCESS;
 }
 
+m890_status_t m890_check_out(const void *obj, enum m890_obj_type type,
+			     const char *what, const void *out,
+			     const char *fn)
+{
+	m890_status_t st = m890_check(obj, type, what);
+
+	if (!st && !out)
+		st = m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL output",
+			       fn);
+	return st;
+}
+
 void m890_device_get_child(struct m890_device *dev)
 {
 	pthread_mutex_lock(&dev->lock);

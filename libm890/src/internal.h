@@ -114,6 +114,13 @@ void m890_obj_unregister(void *obj);
 bool m890_obj_valid(const void *obj, enum m890_obj_type type);
 m890_status_t m890_check(const void *obj, enum m890_obj_type type,
 			 const char *what);
+/*
+ * The prologue of the getters: m890_check() of @obj, then
+ * M890_ERROR_INVALID_ARGUMENT "@fn: NULL output" when @out is NULL.
+ */
+m890_status_t m890_check_out(const void *obj, enum m890_obj_type type,
+			     const char *what, const void *out,
+			     const char *fn);
 void m890_device_get_child(struct m890_device *dev);
 void m890_device_put_child(struct m890_device *dev);
 

@@ -444,13 +444,11 @@ M890_EXPORT m890_status_t m890_stream_query(m890_stream_t s)
 M890_EXPORT m890_status_t m890_stream_get_async_error(m890_stream_t s,
 						      m890_status_t *error)
 {
-	m890_status_t st = m890_check(s, M890_OBJ_STREAM, "stream");
+	m890_status_t st = m890_check_out(s, M890_OBJ_STREAM, "stream",
+					  error, "m890_stream_get_async_error");
 
 	if (st)
 		return st;
-	if (!error)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_stream_get_async_error: NULL output");
 	*error = s->async_error;
 	return M890_SUCCESS;
 }
@@ -458,13 +456,11 @@ M890_EXPORT m890_status_t m890_stream_get_async_error(m890_stream_t s,
 M890_EXPORT m890_status_t m890_stream_device(m890_stream_t s,
 					     m890_device_t *device)
 {
-	m890_status_t st = m890_check(s, M890_OBJ_STREAM, "stream");
+	m890_status_t st = m890_check_out(s, M890_OBJ_STREAM, "stream",
+					  device, "m890_stream_device");
 
 	if (st)
 		return st;
-	if (!device)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "m890_stream_device: NULL output");
 	*device = s->dev;
 	return M890_SUCCESS;
 }
