@@ -129,16 +129,22 @@ static void card_open(struct card *c, int index)
 	TAP_REQUIRE(m890_buffer_va(c->hbm, &c->hbm_va));
 }
 
-/* Set @c's HBM buffer to @v everywhere, through the card. */
-static void hbm_set(struct card *c, uint8_t v)
+/* Write @c's host buffer to its HBM buffer, through the card. */
+static void hbm_put(struct card *c)
 {
 	m890_stream_t s;
 
 	TAP_REQUIRE(m890_stream_create(c->dev, &s));
-	memset(c->hp, v, N);
 	TAP_REQUIRE(m890_memcpy_htod(s, c->hbm, 0, c->host, 0, N));
 	TAP_REQUIRE(m890_stream_synchronize(s));
 	m890_stream_destroy(s);
+}
+
+/* Set @c's HBM buffer to @v everywhere, through the card. */
+static void hbm_set(struct card *c, uint8_t v)
+{
+	memset(c->hp, v, N);
+	hbm_put(c);
 }
 
 /* Read @c's HBM buffer into its host buffer. */
@@ -242,10 +248,7 @@ static void test_partitions(struct card *a, struct card *b)
 	tap_ok(sh("icnctl port set %u partition 1", b->fid) == 0, "card b moved to partition 1");
 	TAP_STATUS(m890_buffer_import_peer(a->dev, b->hbm, &w), M890_SUCCESS);
 	fill(a->hp, N, 3);
-	TAP_REQUIRE(m890_stream_create(a->dev, &s));
-	TAP_REQUIRE(m890_memcpy_htod(s, a->hbm, 0, a->host, 0, N));
-	TAP_REQUIRE(m890_stream_synchronize(s));
-	m890_stream_destroy(s);
+	hbm_put(a);
 	TAP_STATUS(peer_write(a, w), M890_SUCCESS);
 	hbm_get(b);
 	fill(a->hp, N, 3);
@@ -294,10 +297,7 @@ static void test_link_down(struct card *a, struct card *b)
 
 	tap_ok(sh("icnctl port set %u state up", b->fid) == 0, "card b's link up again");
 	fill(a->hp, N, 9);
-	TAP_REQUIRE(m890_stream_create(a->dev, &s));
-	TAP_REQUIRE(m890_memcpy_htod(s, a->hbm, 0, a->host, 0, N));
-	TAP_REQUIRE(m890_stream_synchronize(s));
-	m890_stream_destroy(s);
+	hbm_put(a);
 	TAP_STATUS(peer_write(a, w), M890_SUCCESS);
 	hbm_get(b);
 	fill(a->hp, N, 9);
