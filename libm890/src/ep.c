@@ -617,6 +617,26 @@ static m890_status_t dispatch_local(struct m890_ep *ep,
 	return st;
 }
 
+/*
+ * The checks m890_ep_dispatch() and m890_ep_combine() open with: @ep and
+ * @lo are live handles, @lo is @ep's (and holds a dispatch when
+ * @need_dispatch), else M890_ERROR_INVALID_ARGUMENT with @bad_layout as
+ * the message; then @ep's communicator is usable.
+ */
+static m890_status_t ep_call_check(m890_ep_t ep, m890_ep_layout_t lo,
+				   bool need_dispatch, const char *bad_layout)
+{
+	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+
+	if (!st)
+		st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
+	if (st)
+		return st;
+	if (lo->ep != ep || (need_dispatch && !lo->dispatched))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s", bad_layout);
+	return m890_comm_usable(ep->comm);
+}
+
 M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *x,
 					   const uint32_t *nt,
@@ -626,19 +646,11 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *counts,
 					   const m890_stream_t *streams)
 {
-	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	m890_status_t st = ep_call_check(ep, lo, false,
+					 "ep_dispatch: the layout belongs to another EP object");
 	struct ep_ctx c;
 	uint32_t n;
 
-	if (st)
-		return st;
-	st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
-	if (st)
-		return st;
-	if (lo->ep != ep)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "ep_dispatch: the layout belongs to another EP object");
-	st = m890_comm_usable(ep->comm);
 	if (st)
 		return st;
 	if (!x || !nt || !idx || !w || !recv || !counts)
@@ -710,19 +722,11 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 					  const m890_buffer_t *out,
 					  const m890_stream_t *streams)
 {
-	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
+	m890_status_t st = ep_call_check(ep, lo, true,
+					 "ep_combine: the layout holds no dispatch of this EP object");
 	struct ep_ctx c;
 	uint32_t n;
 
-	if (st)
-		return st;
-	st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
-	if (st)
-		return st;
-	if (lo->ep != ep || !lo->dispatched)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "ep_combine: the layout holds no dispatch of this EP object");
-	st = m890_comm_usable(ep->comm);
 	if (st)
 		return st;
 	if (!eo || !out)
