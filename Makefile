@@ -24,7 +24,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest shell run check \
-	check-host check-qtest check-guest bench clean help install
+	bench clean help install
 all: module qemu userspace
 
 help:
