@@ -328,7 +328,14 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 	mdev->last_fault.info = info;
 	mdev->last_fault.count++;
 
-	if (m890_qerr_is_ctx_fault(code) && !ctx->bad) {
+	/*
+	 * A queue of a context that is already bad was reset by the first
+	 * fault (which may have cleared its own error code): log nothing more.
+	 */
+	if (ctx->bad) {
+		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
+			 hwq, ctx->pid, code);
+	} else if (m890_qerr_is_ctx_fault(code)) {
 		WRITE_ONCE(ctx->bad, err);
 		first = true;
 		m890_ctx_stop_queues(mdev, ctx, q);
@@ -346,13 +353,10 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
 				    ctx->pid, ctx->comm, ctx->asid, code,
 				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD), hwq);
-	else if (!m890_qerr_is_ctx_fault(code))
+	else if (!ctx->bad)
 		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
 				    hwq, ctx->pid, code,
 				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
-	else
-		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
-			 hwq, ctx->pid, code);
 	if (code == M890_QERR_FABRIC)
 		m890_fabric_fault(mdev);
 	spin_unlock(&mdev->hwq_lock);
