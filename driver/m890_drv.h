@@ -31,6 +31,7 @@
 #include <linux/ktime.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -84,8 +85,12 @@ struct m890_xvm_win;
  *           through m890_pt.next) until the context is freed, so the card
  *           never walks freed memory.
  * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
- * @bad: set when one of the context's queues faulted.
+ * @bad: 0, or the negative errno (-EFAULT MMU fault, -EIO bad packet) of
+ *       the fault that made the context bad: every queue of the context
+ *       is stopped then and submissions fail (see m890_queue.c).  Written
+ *       once, under &m890_device.hwq_lock; read locklessly.
  * @pid: thread-group id of the opener, for fault logs.
+ * @comm: command name of the opener, for fault logs.
  * @hbm_bytes: bytes of this card's HBM mapped in the context (the BOs the
  *             file created); returns to 0 when they are all freed.
  * @busy_ns: nanoseconds during which at least one of the context's queues
@@ -104,8 +109,9 @@ struct m890_ctx {
 	struct m890_pt *root;
 	struct m890_pt *retired;
 	struct drm_mm va_mm;
-	bool bad;
+	int bad;
 	pid_t pid;
+	char comm[TASK_COMM_LEN];
 	atomic64_t hbm_bytes;
 	atomic64_t busy_ns;
 	atomic_t faults;

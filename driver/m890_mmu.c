@@ -190,6 +190,7 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	INIT_LIST_HEAD(&ctx->parked);
 	drm_mm_init(&ctx->va_mm, M890_VA_START, M890_VA_SIZE);
 	ctx->pid = task_tgid_nr(current);
+	get_task_comm(ctx->comm, current->group_leader);
 
 	ctx->root = m890_pt_alloc(mdev, M890_PT_LEVELS - 1);
 	if (!ctx->root)

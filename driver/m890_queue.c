@@ -26,6 +26,17 @@
  * fences fail with -ETIMEDOUT (e.g. a WAIT that never ends); the queue
  * stays stopped with that error, other queues keep running.
  *
+ * A fault of a context (an MMU fault, or a packet the card refuses as a
+ * bad opcode or field) marks the context bad (m890_ctx.bad = -EFAULT or
+ * -EIO): the faulting queue's work fails with that error, every other
+ * queue of the context is reset and its pending work fails with
+ * -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
+ * every later submission on the context fails with -EIO.  The fault is
+ * logged once per context, with the opener's pid and command name.  Other
+ * files are unaffected; the client recovers by opening a new file.  Errors
+ * that are not the context's doing (DMA, fabric, ring, unsupported packet)
+ * stop only their queue.
+ *
  * Queue ids are per file, allocated cyclically, and a queue is inserted in
  * the file's xarray only once it is fully built.
  */
@@ -239,20 +250,58 @@ static void m890_queue_timeout(struct work_struct *work)
 	mutex_unlock(&q->lock);
 }
 
+/* Execution errors caused by the context's own packets: they make it bad. */
+static bool m890_qerr_is_ctx_fault(u32 code)
+{
+	return code == M890_QERR_MMU_FAULT || code == M890_QERR_BAD_OPCODE ||
+	       code == M890_QERR_BAD_FIELD;
+}
+
+/*
+ * Stop every other queue of @ctx after a fault of @faulted: reset them
+ * (without waiting: this runs in hard IRQ; destroy waits for the stop),
+ * record the context's error as theirs and fail their work with -ECANCELED.
+ */
+static void m890_ctx_stop_queues(struct m890_device *mdev, struct m890_ctx *ctx,
+				 struct m890_queue *faulted)
+{
+	struct m890_queue *q;
+	u32 i;
+
+	lockdep_assert_held(&mdev->hwq_lock);
+	for (i = 0; i < mdev->num_queues; i++) {
+		q = mdev->hwq[i];
+		if (!q || q == faulted || q->ctx != ctx)
+			continue;
+		m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
+		spin_lock(&q->fence_lock);
+		if (!q->dead)
+			q->dead = ctx->bad;
+		spin_unlock(&q->fence_lock);
+		m890_fence_process(q);
+		m890_fence_fail_all(q, -ECANCELED);
+	}
+}
+
 /**
  * m890_queue_hw_error() - handle a stopped hardware queue.
  * @mdev: device.
  * @hwq: hardware queue index from QERR_STATUS.
  *
  * Completed fences signal normally, the rest with -EFAULT (MMU fault) or
- * -EIO; the queue is dead and its context marked bad.
+ * -EIO; the queue is dead.  A fault of the context (MMU fault, bad opcode
+ * or field) also marks the context bad and stops its other queues (their
+ * work fails with -ECANCELED); it is logged once per context.  Other
+ * errors (DMA, fabric, ring, unsupported packet) stop only this queue.
  * Context: hard IRQ.
  */
 void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 {
 	struct m890_queue *q;
-	u32 status, code, info;
-	u64 addr;
+	struct m890_ctx *ctx;
+	u32 status, code, info = 0;
+	bool first = false;
+	u64 addr = 0;
 	int err;
 
 	spin_lock(&mdev->hwq_lock);
@@ -261,36 +310,53 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 		spin_unlock(&mdev->hwq_lock);
 		return;
 	}
+	ctx = q->ctx;
 	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
 	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
 	err = code == M890_QERR_MMU_FAULT ? -EFAULT : -EIO;
 	m890_fence_process(q);
 	m890_fence_fail_all(q, err);
-	q->ctx->bad = true;
-	atomic_inc(&q->ctx->faults);
-	mdev->last_fault.hwq = hwq;
-	mdev->last_fault.code = code;
-	mdev->last_fault.pid = q->ctx->pid;
-	mdev->last_fault.addr = 0;
-	mdev->last_fault.info = 0;
-	mdev->last_fault.count++;
-
+	atomic_inc(&ctx->faults);
 	if (code == M890_QERR_MMU_FAULT) {
 		addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
 		info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
-		mdev->last_fault.addr = addr;
-		mdev->last_fault.info = info;
+	}
+	mdev->last_fault.hwq = hwq;
+	mdev->last_fault.code = code;
+	mdev->last_fault.pid = ctx->pid;
+	mdev->last_fault.addr = addr;
+	mdev->last_fault.info = info;
+	mdev->last_fault.count++;
+
+	/*
+	 * A queue of a context that is already bad was reset by the first
+	 * fault (which may have cleared its own error code): log nothing more.
+	 */
+	if (ctx->bad) {
+		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
+			 hwq, ctx->pid, code);
+	} else if (m890_qerr_is_ctx_fault(code)) {
+		WRITE_ONCE(ctx->bad, err);
+		first = true;
+		m890_ctx_stop_queues(mdev, ctx, q);
+	}
+
+	if (first && code == M890_QERR_MMU_FAULT)
 		drm_err_ratelimited(&mdev->drm,
-				    "queue %u (pid %d): MMU fault at 0x%llx, reason %lu, %s\n",
-				    hwq, q->ctx->pid, addr,
+				    "pid %d (%s) asid %u: MMU fault at 0x%llx, reason %lu, %s (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, addr,
 				    (unsigned long)((info & M890_FAULT_REASON_MASK) >>
 						    M890_FAULT_REASON_SHIFT),
-				    info & M890_FAULT_WRITE ? "write" : "read");
-	} else {
+				    info & M890_FAULT_WRITE ? "write" : "read", hwq);
+	else if (first)
+		drm_err_ratelimited(&mdev->drm,
+				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, code,
+				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD), hwq);
+	else if (!ctx->bad)
 		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
-				    hwq, q->ctx->pid, code,
+				    hwq, ctx->pid, code,
 				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
-	}
 	if (code == M890_QERR_FABRIC)
 		m890_fabric_fault(mdev);
 	spin_unlock(&mdev->hwq_lock);
@@ -504,7 +570,7 @@ int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st)
 	if (!q)
 		return -ENOENT;
 	m890_fence_process(q);
-	st->error = READ_ONCE(q->dead);
+	st->error = READ_ONCE(q->dead) ?: READ_ONCE(q->ctx->bad);
 	st->submitted_seqno = READ_ONCE(q->seqno);
 	st->completed_seqno = le64_to_cpu(READ_ONCE(*q->fence_cpu));
 	m890_queue_put(&q);
@@ -555,7 +621,8 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
  * @file: caller.
  *
  * Return: 0 with the new seqno, or -EINVAL, -EFAULT, -ENOENT, -EIO (queue
- * stopped), -EAGAIN (ring full for too long), -ERESTARTSYS, -ENODEV.
+ * stopped, or its context is bad after a fault), -EAGAIN (ring full for too
+ * long), -ERESTARTSYS, -ENODEV.
  */
 int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
@@ -624,6 +691,10 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 			ret = -ENOENT;
 			goto out_unlock;
 		}
+		if (READ_ONCE(q->ctx->bad)) {
+			ret = -EIO;
+			goto out_unlock;
+		}
 		if (READ_ONCE(q->dead)) {
 			/* A queue being destroyed is gone; any other death is an error. */
 			ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
@@ -654,10 +725,11 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_unlock;
 	/* Lock order: BO reservations, then reset_sem (see m890_drv.h). */
 	down_read(&to_m890(dev)->reset_sem);
-	if (READ_ONCE(q->dead)) {
+	if (READ_ONCE(q->dead) || READ_ONCE(q->ctx->bad)) {
 		up_read(&to_m890(dev)->reset_sem);
 		m890_file_bos_unlock(objs, nobjs, &acquire);
-		ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
+		ret = READ_ONCE(q->dead) == -ECANCELED && !READ_ONCE(q->ctx->bad) ?
+		      -ENOENT : -EIO;
 		goto out_unlock;
 	}
 	m890_fence_init(q, f, ++q->seqno);

@@ -25,7 +25,12 @@
  * - Work enqueued on a stream runs asynchronously; enqueue calls return
  *   once the work is handed to the driver (or staged, for deferred
  *   streams).  An execution error makes the stream's async error sticky:
- *   every later call on the stream returns it.
+ *   every later call on the stream returns it.  An MMU fault or a bad
+ *   packet stops every stream of the device handle (the driver stops the
+ *   handle's whole device context): the other streams' pending work is
+ *   cancelled and their next calls return the fault's status
+ *   (M890_ERROR_DEVICE_FAULT for an MMU fault).  Close the device and
+ *   open it again to continue; other device handles are unaffected.
  */
 #ifndef M890_H
 #define M890_H

@@ -16,6 +16,11 @@
  * events.  The queue stops at the first failing packet and the driver
  * fails every later point, so checking the last point is enough; a submit
  * after the failure is refused with -EIO, which is reported the same way.
+ * An MMU fault or bad packet on one stream stops every stream of the
+ * device handle (the driver stops the file's whole context): the others'
+ * points fail with -ECANCELED and their submits with -EIO, which is
+ * reported with the queue state's error (DEVICE_FAULT for an MMU fault);
+ * the device must be closed and opened again.
  * The first error is kept as the stream's sticky async error.
  *
  * Streams submit each enqueue call at once by default.  With
@@ -184,6 +189,32 @@ static m890_status_t queue_state_check(struct m890_stream *s, uint64_t seqno)
 			 strerror(-qs.error));
 }
 
+/*
+ * Status of a stopped queue from DRM_M890_QUERY_QUEUE_STATE: its error
+ * (the context's fault when another stream faulted), or DEVICE_ERROR if it
+ * cannot be read.
+ */
+static m890_status_t queue_stop_status(struct m890_stream *s)
+{
+	struct drm_m890_queue_state qs;
+	struct drm_m890_query q;
+	m890_status_t st;
+
+	memset(&qs, 0, sizeof(qs));
+	qs.queue_id = s->queue_id;
+	memset(&q, 0, sizeof(q));
+	q.type = DRM_M890_QUERY_QUEUE_STATE;
+	q.size = sizeof(qs);
+	q.data = (uint64_t)(uintptr_t)&qs;
+	if (drmIoctl(s->dev->fd, DRM_IOCTL_M890_QUERY, &q) || !qs.error)
+		return M890_ERROR_DEVICE_ERROR;
+	st = m890_errno_status(-qs.error);
+	if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
+	    st != M890_ERROR_TIMEOUT && st != M890_ERROR_NO_DEVICE)
+		st = M890_ERROR_DEVICE_ERROR;
+	return st;
+}
+
 /* Wait for point @seqno of @s, then check its outcome. */
 m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 				     uint64_t timeout_ns)
@@ -249,8 +280,12 @@ static m890_status_t submit(struct m890_stream *s,
 						   s->timeout_ns) != M890_SUCCESS &&
 			    s->async_error)
 				return m890_fail(s->async_error, "%s", s->async_msg);
-			return set_async_error(s, M890_ERROR_DEVICE_ERROR,
-					       "queue stopped on an earlier error");
+			/*
+			 * No point of this stream failed: another stream of
+			 * the device faulted, which stops the whole context.
+			 */
+			return set_async_error(s, queue_stop_status(s),
+					       "queue stopped by a fault of the device context (another stream); open the device again");
 		}
 		if (err == EAGAIN)
 			return m890_fail(M890_ERROR_BUSY,

@@ -5,6 +5,7 @@
  * - cross-client: client A reaches for client B's BOs, queues, syncobjs
  *   and device VAs through ioctls and through packets; every attempt
  *   fails, A's queues fault with -EFAULT, B's work and data are intact;
+ *   a fault stops every queue of the faulting file's context, once logged;
  * - job timeout: a WAIT that never ends fails with -ETIMEDOUT after the
  *   job_timeout_ms module parameter, while other queues and clients run;
  * - device reset (debugfs force_reset): in-flight jobs of every client
@@ -367,7 +368,9 @@ TEST_F_TIMEOUT(two, cross_client_ioctls, 120)
 
 /*
  * A copies from and to B's VAs and fills them: B's VAs are not mapped in
- * A's context, so each of A's queues faults with -EFAULT and A's buffer
+ * A's context, so A's context faults: each of A's queues fails its job
+ * (-EFAULT for the queues that faulted, -ECANCELED for those stopped by
+ * the first fault), reports -EFAULT and refuses new work, and A's buffer
  * stays zero, while B fills, copies and verifies its own data meanwhile.
  */
 TEST_F_TIMEOUT(two, cross_client_packets, 120)
@@ -377,7 +380,7 @@ TEST_F_TIMEOUT(two, cross_client_packets, 120)
 	union m890_packet p[2];
 	__u32 *msrc, *mdst, *ma;
 	__u64 sa[3], sb1, sb2;
-	int i;
+	int i, st, faulted;
 
 	/* B: a 4 MiB spacer, then its data buffers, above any VA A gets. */
 	ASSERT_EQ(0, bo_create(self->b, 4 << 20, DRM_M890_BO_HBM, &pad));
@@ -405,18 +408,31 @@ TEST_F_TIMEOUT(two, cross_client_packets, 120)
 	/* A: read B's src, write B's dst, fill B's src. */
 	pkt_copy(&p[0], src.va, abo.va, abo.size);
 	ASSERT_EQ(0, submit(self->a, qa[0].queue_id, p, 1, &sa[0]));
+	/* Once the context faulted, submissions fail with -EIO. */
 	pkt_copy(&p[0], abo.va, dst.va, abo.size);
-	ASSERT_EQ(0, submit(self->a, qa[1].queue_id, p, 1, &sa[1]));
+	st = submit(self->a, qa[1].queue_id, p, 1, &sa[1]);
+	ASSERT_TRUE(st == 0 || st == -EIO);
+	if (st)
+		sa[1] = 0;
 	pkt_fill(&p[0], src.va, abo.size, 0xbad0bad0);
-	ASSERT_EQ(0, submit(self->a, qa[2].queue_id, p, 1, &sa[2]));
+	st = submit(self->a, qa[2].queue_id, p, 1, &sa[2]);
+	ASSERT_TRUE(st == 0 || st == -EIO);
+	if (st)
+		sa[2] = 0;
 
-	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, wait_point(self->a, qa[i].syncobj, sa[i]));
-		EXPECT_EQ(-EFAULT, point_status(self->a, qa[i].syncobj, sa[i]));
+	for (i = 0, faulted = 0; i < 3; i++) {
+		if (sa[i]) {
+			ASSERT_EQ(0, wait_point(self->a, qa[i].syncobj, sa[i]));
+			st = point_status(self->a, qa[i].syncobj, sa[i]);
+			EXPECT_TRUE(st == -EFAULT || st == -ECANCELED)
+				TH_LOG("queue %d: %d", i, st);
+			faulted += st == -EFAULT;
+		}
 		EXPECT_EQ(-EFAULT, queue_error(self->a, qa[i].queue_id));
 		pkt_nop(&p[0]);
 		EXPECT_EQ(-EIO, submit(self->a, qa[i].queue_id, p, 1, NULL));
 	}
+	EXPECT_LE(1, faulted);
 	EXPECT_TRUE(all_words(ma, abo.size, 0));
 
 	/* B: its first job and a second one after A's faults both succeed. */
@@ -434,6 +450,99 @@ TEST_F_TIMEOUT(two, cross_client_packets, 120)
 	munmap(msrc, src.size);
 	munmap(mdst, dst.size);
 	munmap(ma, abo.size);
+}
+
+/*
+ * A fault stops the whole context: A has three queues, two of them with a
+ * FILL pending behind a WAIT; when the third faults, the two pending jobs
+ * fail with -ECANCELED (and do not run even once their WAIT is satisfied),
+ * every queue of A reports -EFAULT and refuses new work, the kernel logs
+ * the fault exactly once for this pid, and B's queue keeps working.  A new
+ * file (a new context) works again.
+ */
+TEST_F_TIMEOUT(two, fault_stops_context, 120)
+{
+	struct drm_m890_queue_create qa[3], qb, qn;
+	struct drm_m890_bo_create sem, buf, bbuf;
+	struct drm_m890_device_info info;
+	union m890_packet p[2];
+	__u64 sa[3], sb, sn, bad_va;
+	__u32 *m, *mb;
+	__u64 *msem;
+	char needle[64];
+	int i, kmsg, fd;
+
+	ASSERT_EQ(0, query_info(self->a, &info));
+	bad_va = info.va_start >= 0x10000 ? 0x1000 : info.va_start + info.va_size;
+	ASSERT_EQ(0, bo_create(self->a, 4096, DRM_M890_BO_HOST, &sem));
+	ASSERT_EQ(0, bo_create(self->a, 64 * 1024, DRM_M890_BO_HOST, &buf));
+	ASSERT_EQ(0, bo_create(self->b, 64 * 1024, DRM_M890_BO_HOST, &bbuf));
+	msem = bo_map(self->a, &sem);
+	m = bo_map(self->a, &buf);
+	mb = bo_map(self->b, &bbuf);
+	ASSERT_NE(NULL, msem);
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(NULL, mb);
+	msem[0] = 0;
+	memset(m, 0, buf.size);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, queue_create(self->a, &qa[i]));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg);
+
+	/* Queues 1 and 2: a FILL behind a WAIT nobody signals yet. */
+	for (i = 1; i < 3; i++) {
+		pkt_wait(&p[0], sem.va, 1);
+		pkt_fill(&p[1], buf.va, buf.size, 0x11111111);
+		ASSERT_EQ(0, submit(self->a, qa[i].queue_id, p, 2, &sa[i]));
+	}
+	/* Queue 0 faults. */
+	pkt_fill(&p[0], bad_va, 4096, 0xdeadbeef);
+	ASSERT_EQ(0, submit(self->a, qa[0].queue_id, p, 1, &sa[0]));
+
+	ASSERT_EQ(0, wait_point(self->a, qa[0].syncobj, sa[0]));
+	EXPECT_EQ(-EFAULT, point_status(self->a, qa[0].syncobj, sa[0]));
+	for (i = 1; i < 3; i++) {
+		ASSERT_EQ(0, wait_point(self->a, qa[i].syncobj, sa[i]));
+		EXPECT_EQ(-ECANCELED, point_status(self->a, qa[i].syncobj, sa[i]));
+	}
+	pkt_nop(&p[0]);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-EFAULT, queue_error(self->a, qa[i].queue_id));
+		EXPECT_EQ(-EIO, submit(self->a, qa[i].queue_id, p, 1, NULL));
+	}
+	/* The stopped queues really stopped: releasing the WAIT runs nothing. */
+	__atomic_store_n(&msem[0], 1, __ATOMIC_SEQ_CST);
+	usleep(200 * 1000);
+	EXPECT_TRUE(all_words(m, buf.size, 0));
+
+	/* B is unaffected. */
+	pkt_fill(&p[0], bbuf.va, bbuf.size, 0x22222222);
+	ASSERT_EQ(0, submit(self->b, qb.queue_id, p, 1, &sb));
+	ASSERT_EQ(0, wait_point(self->b, qb.syncobj, sb));
+	EXPECT_EQ(1, point_status(self->b, qb.syncobj, sb));
+	EXPECT_TRUE(all_words(mb, bbuf.size, 0x22222222));
+	EXPECT_EQ(0, queue_error(self->b, qb.queue_id));
+
+	/* One log line for the fault, naming this process. */
+	snprintf(needle, sizeof(needle), "pid %d (", (int)getpid());
+	EXPECT_EQ(1, kmsg_count(kmsg, needle));
+	close(kmsg);
+
+	/* Recovery: a new file is a new, good context. */
+	fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, queue_create(fd, &qn));
+	pkt_nop(&p[0]);
+	ASSERT_EQ(0, submit(fd, qn.queue_id, p, 1, &sn));
+	ASSERT_EQ(0, wait_point(fd, qn.syncobj, sn));
+	EXPECT_EQ(1, point_status(fd, qn.syncobj, sn));
+	close(fd);
+
+	munmap(msem, sem.size);
+	munmap(m, buf.size);
+	munmap(mb, bbuf.size);
 }
 
 /*

@@ -179,25 +179,42 @@ int main(void)
 	}
 	TAP_STATUS(m890_event_record((m890_event_t)(void *)s, s), M890_ERROR_INVALID_HANDLE);
 
-	/* A copy to an unmapped VA faults: sticky async error. */
-	TAP_REQUIRE(m890_stream_create(dev, &s2));
+	/*
+	 * A copy to an unmapped VA faults: sticky async error.  The fault
+	 * stops every stream of its device handle (one context), so it runs
+	 * on a second handle of the same card.
+	 */
 	{
 		uint64_t bad_va = info.va_start + info.va_bytes - (1ull << 21);
+		m890_device_t dev2;
+		m890_buffer_t hf;
+		m890_stream_t s3;
+		uint64_t vhf;
 
-		TAP_STATUS(m890_memcpy(s2, bad_va, vh, 4096), M890_SUCCESS);
+		TAP_REQUIRE(m890_device_open(0, &dev2));
+		TAP_REQUIRE(m890_buffer_alloc(dev2, 4096, M890_MEM_HOST, &hf));
+		m890_buffer_va(hf, &vhf);
+		TAP_REQUIRE(m890_stream_create(dev2, &s2));
+		TAP_REQUIRE(m890_stream_create(dev2, &s3));
+		TAP_STATUS(m890_memcpy(s2, bad_va, vhf, 4096), M890_SUCCESS);
 		TAP_STATUS(m890_stream_synchronize(s2), M890_ERROR_DEVICE_FAULT);
 		TAP_STATUS(m890_stream_get_async_error(s2, &async), M890_SUCCESS);
 		tap_ok(async == M890_ERROR_DEVICE_FAULT, "async error is sticky: %s",
 		       m890_status_string(async));
-		TAP_STATUS(m890_memset32(s2, vh, 0, 4), M890_ERROR_DEVICE_FAULT);
+		TAP_STATUS(m890_memset32(s2, vhf, 0, 4), M890_ERROR_DEVICE_FAULT);
 		TAP_STATUS(m890_stream_query(s2), M890_ERROR_DEVICE_FAULT);
 		TAP_STATUS(m890_event_record(e0, s2), M890_ERROR_DEVICE_FAULT);
+		/* The handle's other stream is stopped with the same cause. */
+		TAP_STATUS(m890_memset32(s3, vhf, 0, 4), M890_ERROR_DEVICE_FAULT);
+		TAP_STATUS(m890_stream_destroy(s3), M890_SUCCESS);
 		TAP_STATUS(m890_stream_destroy(s2), M890_SUCCESS);
+		m890_buffer_free(hf);
+		TAP_STATUS(m890_device_close(dev2), M890_SUCCESS);
 	}
-	/* Other streams are unaffected. */
+	/* Other device handles (contexts) are unaffected. */
 	TAP_STATUS(m890_memset32(s, vh, 0x11111111, 4096), M890_SUCCESS);
 	TAP_STATUS(m890_stream_synchronize(s), M890_SUCCESS);
-	tap_ok(check_fill((uint32_t *)ph, 1024, 0x11111111), "other stream still works");
+	tap_ok(check_fill((uint32_t *)ph, 1024, 0x11111111), "other device handle still works");
 
 	/* Event outlives its stream. */
 	TAP_STATUS(m890_event_record(e1, s), M890_SUCCESS);

@@ -99,6 +99,8 @@ struct drm_m890_device_info {
  * @error: returned 0 while the queue runs, else the negative errno its
  *         failed work was signalled with (-EFAULT MMU fault, -EIO other
  *         execution error, -ETIMEDOUT job timeout, -ENODEV card removed).
+ *         Every queue of a file whose context faulted reports the
+ *         fault's error (-EFAULT MMU fault, -EIO bad packet).
  *         Timeline syncobj points do not keep fence errors once signalled,
  *         so this is where a sticky queue error is read.
  * @submitted_seqno: returned last seqno handed out by DRM_M890_SUBMIT.
@@ -197,13 +199,16 @@ struct drm_m890_queue_destroy {
  * @seqno: returned sequence number: the point on the queue's timeline
  *         syncobj that signals when these packets have executed.  An
  *         execution error signals the point with an error (-EIO, -EFAULT
- *         for an MMU fault) and stops the queue.
+ *         for an MMU fault) and stops the queue; an MMU fault or a bad
+ *         packet also stops every other queue of the file (their pending
+ *         points signal with -ECANCELED, see Documentation/uapi.rst).
  * The submission's fence is added, as a write, to the reservation object
  * (dma_resv) of every BO the file holds a handle to when it submits, so
  * DRM_M890_BO_WAIT and dma-buf implicit synchronisation see the job.
  *
- * Errors: -ENOENT unknown queue, -EIO the queue stopped on an earlier
- * error or the device was reset, -EAGAIN the ring stayed full for the
+ * Errors: -ENOENT unknown queue, -EIO the file's context faulted (see
+ * @seqno), or the queue stopped on an earlier error or the device was
+ * reset, -EAGAIN the ring stayed full for the
  * driver's timeout.
  */
 struct drm_m890_submit {
