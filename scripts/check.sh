@@ -53,6 +53,8 @@ done
 
 # Kernel coding style of the driver and its shared headers.
 run_suite checkpatch "$top/scripts/checkpatch.sh"
+# QEMU coding style of the device model, icn-switchd and the qtests.
+run_suite qemu-style "$top/scripts/qemu-style.sh"
 
 # 2. Device model qtests.
 for t in "${QTEST_DIR:?}"/*-test; do

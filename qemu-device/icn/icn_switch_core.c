@@ -66,8 +66,9 @@ struct icn_switch *icn_switch_new(uint32_t switch_id)
     struct icn_switch *sw = calloc(1, sizeof(*sw));
     unsigned int i;
 
-    if (!sw)
+    if (!sw) {
         return NULL;
+    }
     if (pthread_mutex_init(&sw->lock, NULL)) {
         free(sw);
         return NULL;
@@ -83,8 +84,9 @@ struct icn_switch *icn_switch_new(uint32_t switch_id)
 
 void icn_switch_free(struct icn_switch *sw)
 {
-    if (!sw)
+    if (!sw) {
         return;
+    }
     pthread_mutex_destroy(&sw->lock);
     free(sw);
 }
@@ -110,9 +112,11 @@ static void icn_capture_recipients(struct icn_switch *sw,
     unsigned int i;
 
     nt->n = 0;
-    for (i = 0; i < ICN_SWITCH_PORTS; i++)
-        if (sw->port[i].present)
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        if (sw->port[i].present) {
             nt->ep[nt->n++] = sw->port[i].ep;
+        }
+    }
     nt->fn = sw->event_fn;
     nt->fn_opaque = sw->event_opaque;
 }
@@ -139,10 +143,12 @@ static void icn_deliver_event(const struct icn_notify *nt)
 {
     unsigned int i;
 
-    if (!nt->fn)
+    if (!nt->fn) {
         return;
-    for (i = 0; i < nt->n; i++)
+    }
+    for (i = 0; i < nt->n; i++) {
         nt->fn(nt->fn_opaque, nt->ep[i].opaque, &nt->ev);
+    }
     nt->fn(nt->fn_opaque, NULL, &nt->ev);
 }
 
@@ -154,17 +160,20 @@ static bool icn_update_oper(struct icn_port *p)
 {
     uint8_t oper;
 
-    if (!p->present || p->admin != M890_LINK_UP)
+    if (!p->present || p->admin != M890_LINK_UP) {
         oper = M890_LINK_DOWN;
-    else if (p->link_error)
+    } else if (p->link_error) {
         oper = M890_LINK_ERROR;
-    else
+    } else {
         oper = M890_LINK_UP;
+    }
 
-    if (oper == p->oper)
+    if (oper == p->oper) {
         return false;
-    if (p->oper == M890_LINK_UP && oper != M890_LINK_UP)
+    }
+    if (p->oper == M890_LINK_UP && oper != M890_LINK_UP) {
         p->link_down++;
+    }
     p->oper = oper;
     return true;
 }
@@ -192,13 +201,16 @@ int icn_switch_attach(struct icn_switch *sw, unsigned int port,
     struct icn_notify *nt;
     struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (!ep)
+    }
+    if (!ep) {
         return -EINVAL;
+    }
     nt = malloc(sizeof(*nt));
-    if (!nt)
+    if (!nt) {
         return -ENOMEM;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     if (p->present) {
@@ -222,8 +234,9 @@ int icn_switch_detach(struct icn_switch *sw, unsigned int port)
     struct icn_notify *nt;
     struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     nt = malloc(sizeof(*nt));
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
@@ -237,8 +250,9 @@ int icn_switch_detach(struct icn_switch *sw, unsigned int port)
     memset(&p->ep, 0, sizeof(p->ep));
     icn_drop_exports(sw, port);
     icn_update_oper(p);
-    if (nt)
+    if (nt) {
         icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
+    }
     pthread_mutex_unlock(&sw->lock);
     if (nt) {
         icn_deliver_event(nt);
@@ -254,26 +268,32 @@ int icn_switch_set_admin(struct icn_switch *sw, unsigned int port,
     struct icn_port *p;
     bool changed;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (admin != M890_LINK_UP && admin != M890_LINK_DOWN)
+    }
+    if (admin != M890_LINK_UP && admin != M890_LINK_DOWN) {
         return -EINVAL;
+    }
     nt = malloc(sizeof(*nt));
-    if (!nt)
+    if (!nt) {
         return -ENOMEM;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     changed = p->admin != admin;
     p->admin = (uint8_t)admin;
     p->link_error = false;      /* admin up retrains, admin down clears */
-    if (admin == M890_LINK_DOWN)
+    if (admin == M890_LINK_DOWN) {
         p->inject_drops = 0;
+    }
     changed |= icn_update_oper(p);
-    if (changed)
+    if (changed) {
         icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
+    }
     pthread_mutex_unlock(&sw->lock);
-    if (changed)
+    if (changed) {
         icn_deliver_event(nt);
+    }
     free(nt);
     return 0;
 }
@@ -285,22 +305,27 @@ int icn_switch_set_partition(struct icn_switch *sw, unsigned int port,
     struct icn_port *p;
     bool changed;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (partition >= M890_SW_PARTITIONS)
+    }
+    if (partition >= M890_SW_PARTITIONS) {
         return -EINVAL;
+    }
     nt = malloc(sizeof(*nt));
-    if (!nt)
+    if (!nt) {
         return -ENOMEM;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     changed = p->partition != partition;
     p->partition = partition;
-    if (changed)
+    if (changed) {
         icn_capture_event(sw, port, M890_SW_EVENT_PARTITION, nt);
+    }
     pthread_mutex_unlock(&sw->lock);
-    if (changed)
+    if (changed) {
         icn_deliver_event(nt);
+    }
     free(nt);
     return 0;
 }
@@ -308,8 +333,9 @@ int icn_switch_set_partition(struct icn_switch *sw, unsigned int port,
 int icn_switch_route_get(struct icn_switch *sw, unsigned int fid,
              uint64_t *entry)
 {
-    if (fid >= ICN_SWITCH_PORTS)
+    if (fid >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     *entry = sw->route[fid];
     pthread_mutex_unlock(&sw->lock);
@@ -323,13 +349,16 @@ int icn_switch_route_set(struct icn_switch *sw, unsigned int fid,
     bool changed;
 
     if (fid >= ICN_SWITCH_PORTS ||
-        (entry & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS)
+        (entry & M890_SW_ROUTE_EGRESS_MASK) >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (entry & ~(M890_SW_ROUTE_EGRESS_MASK | M890_SW_ROUTE_ENABLED))
+    }
+    if (entry & ~(M890_SW_ROUTE_EGRESS_MASK | M890_SW_ROUTE_ENABLED)) {
         return -EINVAL;
+    }
     nt = malloc(sizeof(*nt));
-    if (!nt)
+    if (!nt) {
         return -ENOMEM;
+    }
     pthread_mutex_lock(&sw->lock);
     changed = sw->route[fid] != entry;
     sw->route[fid] = entry;
@@ -343,8 +372,9 @@ int icn_switch_route_set(struct icn_switch *sw, unsigned int fid,
                        M890_SW_EVENT_ROUTE_DISABLED;
     }
     pthread_mutex_unlock(&sw->lock);
-    if (changed)
+    if (changed) {
         icn_deliver_event(nt);
+    }
     free(nt);
     return 0;
 }
@@ -356,16 +386,20 @@ int icn_switch_inject(struct icn_switch *sw, unsigned int port,
     struct icn_port *p;
     bool changed = false;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (kind > M890_SW_INJECT_DROP)
+    }
+    if (kind > M890_SW_INJECT_DROP) {
         return -EINVAL;
+    }
     if (kind == M890_SW_INJECT_DROP &&
-        (count == 0 || count > M890_SW_INJECT_DROP_MAX))
+        (count == 0 || count > M890_SW_INJECT_DROP_MAX)) {
         return -EINVAL;
+    }
     nt = malloc(sizeof(*nt));
-    if (!nt)
+    if (!nt) {
         return -ENOMEM;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     switch (kind) {
@@ -382,11 +416,13 @@ int icn_switch_inject(struct icn_switch *sw, unsigned int port,
         p->inject_drops = count;
         break;
     }
-    if (changed)
+    if (changed) {
         icn_capture_event(sw, port, M890_SW_EVENT_LINK, nt);
+    }
     pthread_mutex_unlock(&sw->lock);
-    if (changed)
+    if (changed) {
         icn_deliver_event(nt);
+    }
     free(nt);
     return 0;
 }
@@ -398,22 +434,28 @@ static int icn_reachable_locked(struct icn_switch *sw, unsigned int src,
     const struct icn_port *a, *b;
     uint64_t route;
 
-    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS)
+    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     a = &sw->port[src];
-    if (!a->present)
+    if (!a->present) {
         return -ENODEV;
+    }
     route = sw->route[fid];
-    if (!(route & M890_SW_ROUTE_ENABLED))
+    if (!(route & M890_SW_ROUTE_ENABLED)) {
         return -EHOSTUNREACH;
+    }
     *egress = route & M890_SW_ROUTE_EGRESS_MASK;
     b = &sw->port[*egress];
-    if (!b->present)
+    if (!b->present) {
         return -ENODEV;
-    if (a->oper != M890_LINK_UP || b->oper != M890_LINK_UP)
+    }
+    if (a->oper != M890_LINK_UP || b->oper != M890_LINK_UP) {
         return -ENETDOWN;
-    if (a->partition != b->partition)
+    }
+    if (a->partition != b->partition) {
         return -EACCES;
+    }
     return 0;
 }
 
@@ -484,18 +526,20 @@ int icn_switch_peer_ptr(struct icn_switch *sw, unsigned int src,
     if (!ret) {
         b = &sw->port[e];
         if (b->ep.domain != sw->port[src].ep.domain &&
-            !icn_in_window(b, src, offset, len))
+            !icn_in_window(b, src, offset, len)) {
             ret = -EPERM;
-        else if (!b->ep.hbm || offset > b->ep.hbm_size ||
-            len > b->ep.hbm_size - offset)
+        } else if (!b->ep.hbm || offset > b->ep.hbm_size ||
+            len > b->ep.hbm_size - offset) {
             ret = -ERANGE;
-        else if (icn_take_drop(&sw->port[src], b))
+        } else if (icn_take_drop(&sw->port[src], b)) {
             ret = -EIO;
-        else
+        } else {
             *ptr = b->ep.hbm + offset;
+        }
     }
-    if (ret && src < ICN_SWITCH_PORTS)
+    if (ret && src < ICN_SWITCH_PORTS) {
         sw->port[src].errors++;
+    }
     pthread_mutex_unlock(&sw->lock);
     *egress = e;
     return ret;
@@ -506,8 +550,9 @@ void icn_switch_account(struct icn_switch *sw, unsigned int from,
 {
     uint64_t pkts = bytes / ICN_PKT_BYTES + !!(bytes % ICN_PKT_BYTES);
 
-    if (from >= ICN_SWITCH_PORTS || to >= ICN_SWITCH_PORTS)
+    if (from >= ICN_SWITCH_PORTS || to >= ICN_SWITCH_PORTS) {
         return;
+    }
     pthread_mutex_lock(&sw->lock);
     sw->port[from].tx_bytes += bytes;
     sw->port[from].tx_pkts += pkts;
@@ -518,8 +563,9 @@ void icn_switch_account(struct icn_switch *sw, unsigned int from,
 
 void icn_switch_count_error(struct icn_switch *sw, unsigned int port)
 {
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return;
+    }
     pthread_mutex_lock(&sw->lock);
     sw->port[port].errors++;
     pthread_mutex_unlock(&sw->lock);
@@ -530,8 +576,9 @@ int icn_switch_port_get(struct icn_switch *sw, unsigned int port,
 {
     const struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     info->admin = p->admin;
@@ -555,8 +602,9 @@ int icn_switch_port_clear(struct icn_switch *sw, unsigned int port)
 {
     struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     p->tx_bytes = p->rx_bytes = p->tx_pkts = p->rx_pkts = 0;
@@ -571,12 +619,15 @@ void icn_switch_kick_all(struct icn_switch *sw)
     unsigned int i, n = 0;
 
     pthread_mutex_lock(&sw->lock);
-    for (i = 0; i < ICN_SWITCH_PORTS; i++)
-        if (sw->port[i].present && sw->port[i].ep.kick)
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        if (sw->port[i].present && sw->port[i].ep.kick) {
             ep[n++] = sw->port[i].ep;
+        }
+    }
     pthread_mutex_unlock(&sw->lock);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         ep[i].kick(ep[i].opaque);
+    }
 }
 
 bool icn_switch_take_counters(struct icn_switch *sw, unsigned int port,
@@ -585,8 +636,9 @@ bool icn_switch_take_counters(struct icn_switch *sw, unsigned int port,
     struct icn_port *p;
 
     memset(c, 0, sizeof(*c));
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return false;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     c->tx_bytes = p->tx_bytes;
@@ -605,8 +657,9 @@ int icn_switch_add_counters(struct icn_switch *sw, unsigned int port,
 {
     struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     p->tx_bytes += c->tx_bytes;
@@ -624,10 +677,12 @@ int icn_switch_mirror_port(struct icn_switch *sw, unsigned int port,
 {
     struct icn_port *p;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
-    if (admin > M890_LINK_ERROR || oper > M890_LINK_ERROR)
+    }
+    if (admin > M890_LINK_ERROR || oper > M890_LINK_ERROR) {
         return -EINVAL;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     p->admin = (uint8_t)admin;
@@ -652,8 +707,9 @@ int icn_switch_export_add(struct icn_switch *sw, unsigned int port,
     unsigned int i;
     int ret = 0;
 
-    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     p = &sw->port[port];
     if (!p->present) {
@@ -686,14 +742,16 @@ int icn_switch_export_del(struct icn_switch *sw, unsigned int port,
     struct icn_export_info *x;
     int ret = 0;
 
-    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     x = &sw->port[port].exp[slot];
-    if (!x->key)
+    if (!x->key) {
         ret = -ENOENT;
-    else
+    } else {
         memset(x, 0, sizeof(*x));
+    }
     pthread_mutex_unlock(&sw->lock);
     return ret;
 }
@@ -703,8 +761,9 @@ static int icn_route_port(struct icn_switch *sw, unsigned int fid)
 {
     uint64_t route = sw->route[fid];
 
-    if (!(route & M890_SW_ROUTE_ENABLED))
+    if (!(route & M890_SW_ROUTE_ENABLED)) {
         return -ENOENT;
+    }
     return (int)(route & M890_SW_ROUTE_EGRESS_MASK);
 }
 
@@ -717,8 +776,9 @@ int icn_switch_window_open(struct icn_switch *sw, unsigned int src,
     unsigned int i;
     int e, ret = -ENOENT;
 
-    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS)
+    if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     a = &sw->port[src];
     e = icn_route_port(sw, fid);
@@ -726,8 +786,9 @@ int icn_switch_window_open(struct icn_switch *sw, unsigned int src,
         ret = -ENODEV;
         goto out;
     }
-    if (e < 0 || !sw->port[e].present)
+    if (e < 0 || !sw->port[e].present) {
         goto out;
+    }
     b = &sw->port[e];
     /* partition first: another partition learns nothing about its keys */
     if (a->partition != b->partition) {
@@ -762,8 +823,9 @@ int icn_switch_window_close(struct icn_switch *sw, unsigned int src,
     int e, ret = -ENOENT;
 
     if (src >= ICN_SWITCH_PORTS || fid >= ICN_SWITCH_PORTS ||
-        slot >= M890_SW_EXPORTS)
+        slot >= M890_SW_EXPORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     e = icn_route_port(sw, fid);
     if (e >= 0) {
@@ -781,8 +843,9 @@ int icn_switch_window_close(struct icn_switch *sw, unsigned int src,
 int icn_switch_export_get(struct icn_switch *sw, unsigned int port,
                           unsigned int slot, struct icn_export_info *info)
 {
-    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
     *info = sw->port[port].exp[slot];
     pthread_mutex_unlock(&sw->lock);
@@ -796,10 +859,12 @@ int icn_switch_export_mirror(struct icn_switch *sw, unsigned int port,
     struct icn_export_info *x;
     int ret = 0;
 
-    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS)
+    if (port >= ICN_SWITCH_PORTS || slot >= M890_SW_EXPORTS) {
         return -ERANGE;
-    if (range && !(range >> M890_SW_RANGE_PAGES_SHIFT))
+    }
+    if (range && !(range >> M890_SW_RANGE_PAGES_SHIFT)) {
         return -EINVAL;
+    }
     pthread_mutex_lock(&sw->lock);
     if (!sw->port[port].present) {
         ret = -ENODEV;
@@ -818,13 +883,15 @@ int icn_switch_domain(struct icn_switch *sw, unsigned int port,
 {
     int ret = 0;
 
-    if (port >= ICN_SWITCH_PORTS)
+    if (port >= ICN_SWITCH_PORTS) {
         return -ERANGE;
+    }
     pthread_mutex_lock(&sw->lock);
-    if (sw->port[port].present)
+    if (sw->port[port].present) {
         *domain = sw->port[port].ep.domain;
-    else
+    } else {
         ret = -ENODEV;
+    }
     pthread_mutex_unlock(&sw->lock);
     return ret;
 }

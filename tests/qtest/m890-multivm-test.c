@@ -18,11 +18,11 @@
  * refuses accesses through open windows); a WAIT on another VM's
  * semaphore woken by its SIGNAL through the doorbell eventfd; a VM
  * frozen during a revoke (cut off after the fence's timeout, then back
- * without its exports and windows); a VM killed while a card of the other VM waits on its semaphore (the WAIT
- * fails with FABRIC); a new VM on the freed ports, without the dead VM's
- * exports and windows; the daemon killed and restarted (ports down with
- * events, ENODEV, FABRIC, then reconnection, exports gone, and working
- * peers once re-opened).
+ * without its exports and windows); a VM killed while a card of the
+ * other VM waits on its semaphore (the WAIT fails with FABRIC); a new VM
+ * on the freed ports, without the dead VM's exports and windows; the
+ * daemon killed and restarted (ports down with events, ENODEV, FABRIC,
+ * then reconnection, exports gone, and working peers once re-opened).
  */
 #include "qemu/osdep.h"
 #include <sys/wait.h>
