@@ -51,13 +51,6 @@ void m890_raise_event(M890State *s, uint32_t evt)
     }
 }
 
-void m890_advance_clock(M890State *s, uint64_t ns, uint64_t hfs)
-{
-    hfs += s->clock_hfs;
-    s->clock_ns += ns + hfs / M890_HFS_PER_NS;
-    s->clock_hfs = hfs % M890_HFS_PER_NS;
-}
-
 static void m890_soft_reset(M890State *s)
 {
     unsigned int i;
@@ -79,8 +72,7 @@ static void m890_soft_reset(M890State *s)
     s->evt_status = 0;
     s->evt_mask = 0;
     s->qerr_status = 0;
-    s->clock_ns = 0;
-    s->clock_hfs = 0;
+    m890_clock_reset(s);
     s->mmu_ctx_base = 0;
     s->mmu_ctx_count = 0;
     s->mmu_control = 0;
@@ -192,9 +184,9 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
     case M890_REG_SCRATCH:
         return s->scratch;
     case M890_REG_CLOCK:
-        return lo32(s->clock_ns);
+        return lo32(m890_clock_ns(s));
     case M890_REG_CLOCK + 4:
-        return hi32(s->clock_ns);
+        return hi32(m890_clock_ns(s));
     case M890_REG_NUM_CTX:
         return M890_NUM_CTX;
     case M890_REG_EVT_STATUS:

@@ -14,6 +14,7 @@
 #include "system/hostmem.h"
 #include "qemu/timer.h"
 #include "qemu/thread.h"
+#include "qemu/int128.h"
 
 #include "m890_regs.h"
 #include "m890_packets.h"
@@ -47,15 +48,25 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_PORT_NONE          0xff
 
 /*
- * Timing model: cost per byte in half-femtoseconds (hfs) so that every
- * rate is an integer, and fixed costs in ns.
+ * Timing model 1.1 (spec §10, m890_clock.c): cost per byte in
+ * half-femtoseconds (hfs) so that every rate is an integer, and fixed
+ * costs in ns.
  */
 #define M890_HFS_PER_NS         2000000ull
 #define M890_HFS_PER_BYTE_HBM   625     /* 3.2 TB/s = 312.5 fs/B */
 #define M890_HFS_PER_BYTE_HOST  31250   /* 64 GB/s = 15.625 ps/B */
 #define M890_HFS_PER_BYTE_PEER  2500    /* 800 GB/s = 1.25 ps/B */
-#define M890_NS_PER_PACKET      50
-#define M890_NS_SWITCH          500
+#define M890_NS_PER_PACKET      50      /* fetch */
+#define M890_NS_SWITCH          500     /* one way through the switch */
+#define M890_NS_ROUND_TRIP      (2 * M890_NS_SWITCH)
+
+/* Memory classes of the timing model. */
+enum {
+    M890_CLS_HBM,               /* this card's HBM */
+    M890_CLS_HOST,              /* host memory over PCIe */
+    M890_CLS_PEER,              /* a peer's HBM through the switch port */
+    M890_CLS_N
+};
 
 typedef struct IcnRemote IcnRemote;
 
@@ -116,7 +127,7 @@ typedef struct M890Job {
     uint32_t qid;
     unsigned int nseg;
     uint64_t bytes;
-    uint64_t hfs;               /* modelled clock charge, half-fs */
+    uint64_t cls_bytes[M890_CLS_N];     /* bytes per memory class */
     M890JobSeg seg[M890_ASYNC_SEGS];
 } M890Job;
 
@@ -139,7 +150,13 @@ typedef struct M890Queue {
     bool waiting;               /* pkt is a WAIT whose condition is false */
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
-    bool crossed;               /* pkt already paid the switch latency */
+    /* pkt's modelled data phase (m890_clock.c) */
+    bool t_started;             /* began: the DM (or CP) took it */
+    bool t_sync;                /* WAIT/TIMESTAMP/FENCE: run on the CP */
+    bool t_peer_read;           /* paid its peer read round trip */
+    uint64_t t_bytes[M890_CLS_N];   /* bytes per memory class */
+    uint64_t t_trips;           /* switch round trips waited for */
+    Int128 t_len;               /* length charged so far, hfs */
     bool busy;                  /* a piece of pkt is with the copy worker */
     /*
      * Index (and REDUCE weight) list entries of row snap_row, read once
@@ -179,8 +196,9 @@ struct M890State {
     uint32_t evt_status;
     uint32_t evt_mask;
     uint64_t qerr_status;
-    uint64_t clock_ns;
-    uint64_t clock_hfs;         /* sub-ns remainder, < M890_HFS_PER_NS */
+    /* modelled clock, hfs (m890_clock.c) */
+    Int128 t_cp;                /* the command processor is free */
+    Int128 t_dm;                /* the data mover is free */
 
     /* MMU */
     uint64_t mmu_ctx_base;
@@ -213,9 +231,19 @@ struct M890State {
 /* m890.c */
 void m890_raise_event(M890State *s, uint32_t evt);
 void m890_msix_notify(M890State *s, uint32_t vector);
-void m890_advance_clock(M890State *s, uint64_t ns, uint64_t hfs);
 void m890_fabric_event(M890State *s, const struct icn_event *ev);
 void m890_kick(M890State *s);
+
+/* m890_clock.c: timing model, spec §10 */
+uint64_t m890_clock_ns(M890State *s);
+void m890_clock_reset(M890State *s);
+void m890_clock_fetch(M890State *s, M890Queue *q);
+void m890_clock_start(M890State *s, M890Queue *q);
+void m890_clock_drain(M890State *s, M890Queue *q);
+void m890_clock_bytes(M890State *s, M890Queue *q, unsigned int cls,
+                      uint64_t n);
+void m890_clock_job(M890State *s, M890Queue *q, const uint64_t *bytes);
+void m890_clock_peer_read(M890State *s, M890Queue *q);
 
 /* m890_queue.c */
 void m890_queue_reset(M890State *s, M890Queue *q);

@@ -13,7 +13,9 @@
  *
  * Long packets work in steps bounded by the run's byte budget and resume
  * from q->progress, so a 1 TiB copy cannot hold the main loop.  The
- * modelled clock is charged per byte according to where the bytes went.
+ * modelled clock (m890_clock.c) is charged per byte according to where
+ * the bytes went, plus a switch round trip for a packet that reads a
+ * peer; WAIT, TIMESTAMP and FENCE drain the data mover first.
  * GATHER/SCATTER and REDUCE read a row's index (and weight) entries once
  * into the queue (q->snap_*) and compute every piece of that row, also in
  * later runs, from that checked copy.
@@ -37,7 +39,7 @@ typedef struct M890Seg {
     uint64_t dma;
     uint64_t len;
     int peer;                   /* egress port, -1 if not PEER */
-    uint32_t hfs_per_byte;
+    unsigned int cls;           /* M890_CLS_* of the timing model */
 } M890Seg;
 
 static int m890_bad_field(M890Queue *q, const char *what)
@@ -84,7 +86,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
     switch (x.target) {
     case M890_PTE_TARGET_HOST:
         g->dma = x.addr;
-        g->hfs_per_byte = M890_HFS_PER_BYTE_HOST;
+        g->cls = M890_CLS_HOST;
         return 0;
     case M890_PTE_TARGET_HBM:
         if (x.addr >= s->hbm_size || g->len > s->hbm_size - x.addr) {
@@ -92,7 +94,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             return M890_QERR_MMU_FAULT;
         }
         g->ptr = s->hbm + x.addr;
-        g->hfs_per_byte = M890_HFS_PER_BYTE_HBM;
+        g->cls = M890_CLS_HBM;
         return 0;
     default:
         if (!s->attached) {
@@ -111,20 +113,20 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
             return M890_QERR_FABRIC;
         }
         g->peer = egress;
-        g->hfs_per_byte = M890_HFS_PER_BYTE_PEER;
-        if (!q->crossed) {
-            q->crossed = true;
-            m890_advance_clock(s, M890_NS_SWITCH, 0);
+        g->cls = M890_CLS_PEER;
+        if (!write) {
+            /* a read waits for its completion; a write is posted */
+            m890_clock_peer_read(s, q);
         }
         return 0;
     }
 }
 
-/* Account @n bytes moved through @g. */
-static void m890_seg_done(M890State *s, const M890Seg *g, uint64_t n,
-                          bool write)
+/* Account @n bytes of @q's packet moved through @g. */
+static void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
+                          uint64_t n, bool write)
 {
-    m890_advance_clock(s, 0, n * g->hfs_per_byte);
+    m890_clock_bytes(s, q, g->cls, n);
     if (g->peer >= 0) {
         if (write) {
             icn_switch_account(s->sw->core, s->port, g->peer, n);
@@ -160,7 +162,7 @@ static int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
             trace_m890_err_dma(q->index, g.dma, g.len, write);
             return M890_QERR_DMA;
         }
-        m890_seg_done(s, &g, g.len, write);
+        m890_seg_done(s, q, &g, g.len, write);
         va += g.len;
         p += g.len;
         len -= g.len;
@@ -216,8 +218,8 @@ static int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
                 return M890_QERR_DMA;
             }
         }
-        m890_seg_done(s, &sg, n, false);
-        m890_seg_done(s, &dg, n, true);
+        m890_seg_done(s, q, &sg, n, false);
+        m890_seg_done(s, q, &dg, n, true);
         *done += n;
         b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
     }
@@ -310,7 +312,8 @@ static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
         js->len = n;
         j->nseg++;
         j->bytes += n;
-        j->hfs += n * (sg.hfs_per_byte + dg.hfs_per_byte);
+        j->cls_bytes[sg.cls] += n;
+        j->cls_bytes[dg.cls] += n;
         b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
     }
     if (!j->nseg) {
@@ -515,6 +518,12 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
     if (addr & 7) {
         return m890_bad_field(q, "wait alignment");
     }
+    /*
+     * Ordering: checked once earlier packets are done.  Every check of a
+     * peer semaphore is a read that waits for its round trip.
+     */
+    m890_clock_drain(s, q);
+    q->t_peer_read = false;
     ret = m890_rw(s, q, addr, &cur, 8, false);
     if (ret) {
         return ret;
@@ -538,7 +547,9 @@ static int m890_exec_timestamp(M890State *s, M890Queue *q)
     if (addr & 7) {
         return m890_bad_field(q, "timestamp alignment");
     }
-    now = cpu_to_le64(s->clock_ns);
+    /* the time at which every earlier packet is done */
+    m890_clock_drain(s, q);
+    now = cpu_to_le64(m890_clock_ns(s));
     ret = m890_rw(s, q, addr, &now, 8, true);
     return ret ? ret : M890_EXEC_DONE;
 }
@@ -555,6 +566,7 @@ static int m890_exec_fence(M890State *s, M890Queue *q)
     if (flags & ~M890_FENCE_F_IRQ) {
         return m890_bad_field(q, "fence flags");
     }
+    m890_clock_drain(s, q);
     if (q->fence_addr) {
         if (q->fence_addr & 7) {
             return m890_bad_field(q, "fence address alignment");
@@ -564,7 +576,7 @@ static int m890_exec_fence(M890State *s, M890Queue *q)
             trace_m890_err_dma(q->index, q->fence_addr, 8, true);
             return M890_QERR_DMA;
         }
-        m890_advance_clock(s, 0, 8 * M890_HFS_PER_BYTE_HOST);
+        m890_clock_bytes(s, q, M890_CLS_HOST, 8);
     }
     q->fence_value = value;
     trace_m890_fence(q->index, value, flags);

@@ -156,9 +156,8 @@ static int m890_fetch(M890State *s, M890Queue *q)
     }
     q->have_pkt = true;
     q->progress = 0;
-    q->crossed = false;
     q->snap_valid = false;
-    m890_advance_clock(s, M890_NS_PER_PACKET, 0);
+    m890_clock_fetch(s, q);
     trace_m890_fetch(q->index, q->head, le32_to_cpu(q->pkt.hdr));
     return 0;
 }

@@ -55,7 +55,7 @@ void m890_job_unmap(M890State *s, bool written)
     }
     j->nseg = 0;
     j->bytes = 0;
-    j->hfs = 0;
+    memset(j->cls_bytes, 0, sizeof(j->cls_bytes));
 }
 
 static void *m890_worker_run(void *opaque)
@@ -103,7 +103,7 @@ static void m890_job_done_bh(void *opaque)
 
     q = &s->queues[j->qid];
     trace_m890_async_done(j->qid, j->bytes);
-    m890_advance_clock(s, 0, j->hfs);
+    m890_clock_job(s, q, j->cls_bytes);
     q->progress += j->bytes;
     q->busy = false;
     m890_job_unmap(s, true);
@@ -124,6 +124,7 @@ bool m890_async_idle(M890State *s)
 void m890_async_submit(M890State *s, M890Queue *q)
 {
     trace_m890_async_queue(q->index, s->job.bytes);
+    m890_clock_start(s, q);     /* the data mover takes the packet */
     q->busy = true;
     s->job.qid = q->index;
     qemu_mutex_lock(&s->worker_lock);
