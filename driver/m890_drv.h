@@ -521,7 +521,7 @@ struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *m890_gem_prime_import(struct drm_device *dev, struct dma_buf *buf);
 void m890_p2p_revoke(struct m890_device *mdev);
 
-/* m890_fabric.c */
+/* m890_fabric.c (switch access), m890_netlink.c (the "icn" family) */
 int m890_fabric_init(void);
 void m890_fabric_fini(void);
 void m890_fabric_add(struct m890_device *mdev);
