@@ -440,8 +440,128 @@ static void layout_used(struct m890_ep_layout *lo,
 }
 
 /*
- * Build the layout of a dispatch from the routing, on the host.  Checks
- * ids and capacity first, writes the lists only when everything is valid.
+ * The layout is computed in two steps, so that each rank's part needs
+ * only its own routing and the per-expert counts of every rank (an n x
+ * num_experts matrix, row s: the rows rank s sends to each expert):
+ *
+ * 1. layout_count(): check rank s's routing, count its rows per expert.
+ * 2. layout_totals(): sum the matrix into the per-expert counts, check
+ *    the capacity (the same verdict wherever the matrix is the same).
+ * 3. layout_rank(): rank s's index lists.  Expert e's rows are numbered
+ *    in (source rank, token, slot) order, so rank s's first row to e
+ *    follows the rows of ranks < s: @next[e] holds that column sum.
+ */
+
+/* Check rank @i's routing (@nt tokens) and count its rows per expert. */
+static m890_status_t layout_count(struct m890_ep *ep, uint32_t i, uint32_t nt,
+				  const int32_t *idx, const float *w,
+				  uint32_t *row)
+{
+	uint32_t k = ep->cfg.top_k, ne = ep->cfg.num_experts;
+
+	memset(row, 0, sizeof(*row) * ne);
+	if (nt > ep->cfg.max_tokens_per_rank)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: rank %u has %u tokens, at most %u",
+				 i, nt, ep->cfg.max_tokens_per_rank);
+	if (nt && (!idx || !w))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: rank %u has %u tokens but no top-k ids or weights",
+				 i, nt);
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < k; j++) {
+			int32_t e = idx[t * k + j];
+
+			if (e < -1 || e >= (int64_t)ne)
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_dispatch: rank %u token %u slot %u: expert id %d is not -1..%u",
+						 i, t, j, e, ne - 1);
+			if (e < 0)
+				continue;
+			for (uint32_t j2 = 0; j2 < j; j2++)
+				if (idx[t * k + j2] == e)
+					return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+							 "ep_dispatch: rank %u token %u names expert %d twice",
+							 i, t, e);
+			row[e]++;
+		}
+	return M890_SUCCESS;
+}
+
+/*
+ * The per-expert counts of the n rows of @cm (row s at s * @pitch
+ * uint32), into lo->counts; M890_ERROR_CAPACITY if an expert overflows.
+ */
+static m890_status_t layout_totals(struct m890_ep_layout *lo,
+				   const uint32_t *cm, size_t pitch)
+{
+	struct m890_ep *ep = lo->ep;
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+	uint32_t L = ep->info.num_local_experts, cap = ep->info.expert_capacity;
+	uint64_t *sum = calloc(ne, sizeof(*sum));
+
+	if (!sum)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_dispatch: out of memory");
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t e = 0; e < ne; e++)
+			sum[e] += cm[s * pitch + e];
+	for (uint32_t e = 0; e < ne; e++)
+		if (sum[e] > cap) {
+			m890_status_t st =
+				m890_fail(M890_ERROR_CAPACITY,
+					  "ep_dispatch: expert %u (rank %u) would receive %llu rows, capacity %u; nothing was sent",
+					  e, e / L, (unsigned long long)sum[e], cap);
+
+			free(sum);
+			return st;
+		}
+	for (uint32_t e = 0; e < ne; e++)
+		lo->counts[e] = (uint32_t)sum[e];
+	free(sum);
+	return M890_SUCCESS;
+}
+
+/*
+ * Rank @i's index lists from its checked routing; @next[e] is expert e's
+ * first free row (the rows of ranks < @i), advanced past rank @i's.
+ */
+static void layout_rank(struct m890_ep_layout *lo, uint32_t i, uint32_t nt,
+			const int32_t *idx, const float *w, uint32_t *next)
+{
+	struct m890_ep *ep = lo->ep;
+	struct ep_layout_rank *r = &lo->r[i];
+	uint32_t n = ep->info.num_ranks, k = ep->cfg.top_k;
+	uint32_t L = ep->info.num_local_experts;
+	uint32_t cap = ep->info.expert_capacity, m = 0;
+
+	r->tokens = nt;
+	for (uint32_t q = 0; q < ep->slots; q++)
+		r->ridx[q] = M890_ROW_NONE;
+	if (nt)
+		memcpy(r->w, w, 4ull * nt * k);
+	/* Send rows grouped by destination, (token, slot) inside. */
+	for (uint32_t d = 0; d < n; d++) {
+		r->off[d] = m;
+		for (uint32_t t = 0; t < nt; t++)
+			for (uint32_t j = 0; j < k; j++) {
+				int32_t e = idx[t * k + j];
+
+				if (e < 0 || (uint32_t)e / L != d)
+					continue;
+				r->gidx[m] = t;
+				r->sidx[m] = ((uint32_t)e % L) * cap + next[e]++;
+				r->ridx[t * k + j] = m++;
+			}
+	}
+	r->off[n] = m;
+	memcpy(r->counts, lo->counts + (uint64_t)i * L, 4ull * L);
+}
+
+/*
+ * Build the layout of a dispatch in which every rank is in this process,
+ * on the host.  Checks ids and capacity first, writes the lists only when
+ * everything is valid.
  */
 static m890_status_t layout_build(struct m890_ep_layout *lo,
 				  const uint32_t *nt,
@@ -449,75 +569,22 @@ static m890_status_t layout_build(struct m890_ep_layout *lo,
 				  const float *const *w)
 {
 	struct m890_ep *ep = lo->ep;
-	uint32_t n = ep->info.num_ranks, k = ep->cfg.top_k;
-	uint32_t ne = ep->cfg.num_experts, L = ep->info.num_local_experts;
-	uint32_t cap = ep->info.expert_capacity, s = ep->slots;
-	uint32_t *cnt = lo->counts;
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+	uint32_t *cm = calloc((size_t)n * ne + ne, sizeof(*cm));
+	uint32_t *next = cm + (size_t)n * ne;
+	m890_status_t st = M890_SUCCESS;
 
-	memset(cnt, 0, sizeof(*cnt) * ne);
-	for (uint32_t i = 0; i < n; i++) {
-		if (nt[i] > ep->cfg.max_tokens_per_rank)
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_dispatch: rank %u has %u tokens, at most %u",
-					 i, nt[i], ep->cfg.max_tokens_per_rank);
-		if (nt[i] && (!idx[i] || !w[i]))
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_dispatch: rank %u has %u tokens but no top-k ids or weights",
-					 i, nt[i]);
-		for (uint32_t t = 0; t < nt[i]; t++)
-			for (uint32_t j = 0; j < k; j++) {
-				int32_t e = idx[i][t * k + j];
-
-				if (e < -1 || e >= (int64_t)ne)
-					return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-							 "ep_dispatch: rank %u token %u slot %u: expert id %d is not -1..%u",
-							 i, t, j, e, ne - 1);
-				if (e < 0)
-					continue;
-				for (uint32_t j2 = 0; j2 < j; j2++)
-					if (idx[i][t * k + j2] == e)
-						return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-								 "ep_dispatch: rank %u token %u names expert %d twice",
-								 i, t, e);
-				cnt[e]++;
-			}
-	}
-	for (uint32_t e = 0; e < ne; e++)
-		if (cnt[e] > cap)
-			return m890_fail(M890_ERROR_CAPACITY,
-					 "ep_dispatch: expert %u (rank %u) would receive %u rows, capacity %u; nothing was sent",
-					 e, e / L, cnt[e], cap);
-	/* Slots: expert e's rows in (rank, token, slot) order. */
-	memset(cnt, 0, sizeof(*cnt) * ne);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ep_layout_rank *r = &lo->r[i];
-		uint32_t m = 0;
-
-		r->tokens = nt[i];
-		for (uint32_t q = 0; q < s; q++)
-			r->ridx[q] = M890_ROW_NONE;
-		memcpy(r->w, w[i] ? w[i] : r->w, w[i] ? 4ull * nt[i] * k : 0);
-		/* Send rows grouped by destination, (token, slot) inside. */
-		for (uint32_t d = 0; d < n; d++) {
-			r->off[d] = m;
-			for (uint32_t t = 0; t < nt[i]; t++)
-				for (uint32_t j = 0; j < k; j++) {
-					int32_t e = idx[i][t * k + j];
-					uint32_t slot;
-
-					if (e < 0 || (uint32_t)e / L != d)
-						continue;
-					slot = ((uint32_t)e % L) * cap + cnt[e]++;
-					r->gidx[m] = t;
-					r->sidx[m] = slot;
-					r->ridx[t * k + j] = m++;
-				}
-		}
-		r->off[n] = m;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		memcpy(lo->r[i].counts, cnt + (uint64_t)i * L, 4ull * L);
-	return M890_SUCCESS;
+	if (!cm)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_dispatch: out of memory");
+	for (uint32_t i = 0; i < n && !st; i++)
+		st = layout_count(ep, i, nt[i], idx[i], w[i], cm + (size_t)i * ne);
+	if (!st)
+		st = layout_totals(lo, cm, ne);
+	for (uint32_t i = 0; i < n && !st; i++)
+		layout_rank(lo, i, nt[i], idx[i], w[i], next);
+	free(cm);
+	return st;
 }
 
 struct ep_ctx {
