@@ -27,6 +27,23 @@
  * that several local ranks can register one after the other).  Local and
  * remote peers go through the same path.  The collectives then run the
  * exchange below unchanged, for the ranks this process holds.
+ *
+ * Per-rank communicators also agree on each collective's arguments
+ * before enqueuing it: m890_comm_allgather_host() moves each rank's host
+ * record through the cards.  Their semaphore area is then 24n bytes of
+ * slots -- ready[n], data[n], meta[n] -- then, 64-byte aligned, a
+ * metadata region of 2 parities x n records of M890_META_SLOT bytes
+ * (sem_meta_slot()).  Round r: each local rank's control stream copies
+ * its record (header of comm_meta.c + up to M890_META_PAYLOAD bytes,
+ * staged in a mapped host BO) into slot (r & 1, me) of every rank's
+ * region, SIGNALs meta[me] = r on every peer, WAITs for every peer's
+ * meta signal (noted in progress slot 2n + j) and copies its region's n
+ * records of parity r & 1 into a mapped host BO, which the host reads
+ * once the control stream is done, waiting up to the timeout.  A rank
+ * can only start round r + 2 after every peer posted round r + 1, which
+ * each does after copying round r out: two parities never overwrite a
+ * record still to be read.  Documentation/architecture.rst ("Collective
+ * metadata exchange") has the layout table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,10 +66,16 @@ struct comm_win {
 
 struct comm_rank {
 	struct m890_device *dev;
-	unsigned int nreg;		/* buffers registered (fabric) */
-	struct m890_buffer *sem;	/* HBM, 2n slots */
-	struct m890_buffer *progress;	/* host, 2n slots, mapped */
+	unsigned int nreg;		/* buffers registered */
+	struct m890_buffer *sem;	/* HBM, see sem_bytes() */
+	struct m890_buffer *progress;	/* host, 3n slots, mapped */
 	volatile uint64_t *prog;
+	/* Per-rank communicators: the metadata exchange. */
+	struct m890_stream *ctl;	/* control stream, deferred */
+	struct m890_buffer *stage;	/* host, one record, mapped */
+	void *stage_map;
+	struct m890_buffer *gather;	/* host, n records, mapped */
+	const void *gather_map;
 	struct m890_window **sem_win;	/* [n], on rank j's sem; NULL self */
 	struct comm_win **wins;		/* [n], cached windows on rank j */
 };
@@ -86,8 +109,9 @@ struct m890_comm {
 	uint64_t chunk_bytes;	/* largest COPY of a block */
 	uint64_t epoch;
 	const char *what;	/* collective of the current epoch */
+	uint64_t meta_round;	/* metadata exchange rounds done */
 	m890_status_t error;
-	char msg[256];
+	char msg[400];
 	struct comm_rank *r;
 };
 
@@ -101,6 +125,32 @@ static bool comm_local(const struct m890_comm *c, int i)
 static bool comm_per_rank(const struct m890_comm *c)
 {
 	return c->boot || c->fids;
+}
+
+/*
+ * Layout of a rank's HBM semaphore area (byte offsets) for @n ranks; the
+ * head comment and Documentation/architecture.rst describe it.
+ */
+static uint64_t sem_meta_sig(int n, int j)
+{
+	return 8ull * (2 * (uint64_t)n + (uint64_t)j);
+}
+
+static uint64_t sem_meta_region(int n)
+{
+	return (24ull * (uint64_t)n + 63) & ~63ull;
+}
+
+static uint64_t sem_meta_slot(int n, unsigned int parity, int j)
+{
+	return sem_meta_region(n) +
+	       ((uint64_t)parity * (uint64_t)n + (uint64_t)j) * M890_META_SLOT;
+}
+
+/* The signal slots; per-rank communicators also have the metadata region. */
+static uint64_t sem_bytes(int n, bool meta)
+{
+	return meta ? sem_meta_slot(n, 2, 0) : 16ull * (uint64_t)n;
 }
 
 /* Calls that take every rank's objects need every rank in this process. */
@@ -169,6 +219,16 @@ static void comm_free(struct m890_comm *c)
 				m890_window_free(r->sem_win[j]);
 		free(r->sem_win);
 		free(r->wins);
+		if (r->ctl) {
+			/* Blocked in an exchange that failed: cancel, do not wait. */
+			if (c->error)
+				r->ctl->timeout_ns = 0;
+			m890_stream_destroy(r->ctl);
+		}
+		if (r->stage)
+			m890_buffer_free(r->stage);
+		if (r->gather)
+			m890_buffer_free(r->gather);
 		if (r->sem)
 			m890_buffer_free(r->sem);
 		if (r->progress)
@@ -209,10 +269,12 @@ static m890_status_t comm_zero(struct m890_comm *c)
 		st = m890_stream_create(r->dev, &s);
 		if (st)
 			return st;
-		st = m890_memset32(s, r->sem->va, 0, (uint64_t)c->n * 16);
+		/* The signal slots; metadata records carry their own round. */
+		st = m890_memset32(s, r->sem->va, 0,
+				   r->ctl ? 24ull * c->n : 16ull * c->n);
 		if (!st)
 			st = m890_memset32(s, r->progress->va, 0,
-					   (uint64_t)c->n * 16);
+					   24ull * c->n);
 		if (!st)
 			st = m890_stream_synchronize(s);
 		st2 = m890_stream_destroy(s);
@@ -272,10 +334,15 @@ static m890_status_t comm_alloc(int n, int me,
 	return M890_SUCCESS;
 }
 
-/* Rank @i's own areas on @dev: window tables, semaphores, progress. */
+/*
+ * Rank @i's own areas on @dev: window tables, semaphores, progress, and
+ * with @meta (per-rank communicators) the metadata exchange's control
+ * stream and host records.
+ */
 static m890_status_t comm_rank_init(struct m890_comm *c, int i,
-				    struct m890_device *dev)
+				    struct m890_device *dev, bool meta)
 {
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
 	struct comm_rank *r = &c->r[i];
 	m890_status_t st;
 	void *p;
@@ -285,14 +352,31 @@ static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 	r->wins = calloc(c->n, sizeof(*r->wins));
 	if (!r->sem_win || !r->wins)
 		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-	st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HBM, &r->sem);
+	st = m890_buffer_alloc(dev, sem_bytes(c->n, meta), M890_MEM_HBM, &r->sem);
 	if (!st)
-		st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HOST,
+		st = m890_buffer_alloc(dev, 24ull * c->n, M890_MEM_HOST,
 				       &r->progress);
 	if (!st)
 		st = m890_buffer_map(r->progress, &p);
+	if (st)
+		return st;
+	r->prog = p;
+	if (!meta)
+		return M890_SUCCESS;
+	scfg.flags = M890_STREAM_DEFERRED;
+	scfg.timeout_ns = c->timeout_ns;
+	st = m890_stream_create_config(dev, &scfg, &r->ctl);
 	if (!st)
-		r->prog = p;
+		st = m890_buffer_alloc(dev, M890_META_SLOT, M890_MEM_HOST, &r->stage);
+	if (!st)
+		st = m890_buffer_map(r->stage, &r->stage_map);
+	if (!st)
+		st = m890_buffer_alloc(dev, (uint64_t)c->n * M890_META_SLOT,
+				       M890_MEM_HOST, &r->gather);
+	if (!st)
+		st = m890_buffer_map(r->gather, &p);
+	if (!st)
+		r->gather_map = p;
 	return st;
 }
 
@@ -322,7 +406,7 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 	if (st)
 		return st;
 	for (int i = 0; i < n; i++) {
-		st = comm_rank_init(c, i, devices[i]);
+		st = comm_rank_init(c, i, devices[i], false);
 		if (st)
 			goto fail;
 	}
@@ -564,7 +648,7 @@ m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 	}
 	c->me = c->nlocal == 1 ? c->lrank[0] : -1;
 	for (int l = 0; l < c->nlocal; l++) {
-		st = comm_rank_init(c, c->lrank[l], fabric->devices[l]);
+		st = comm_rank_init(c, c->lrank[l], fabric->devices[l], true);
 		if (st)
 			goto fail;
 	}
@@ -632,7 +716,7 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 	if (st)
 		return st;
 	r = &c->r[rank];
-	st = comm_rank_init(c, rank, dev);
+	st = comm_rank_init(c, rank, dev, true);
 	if (st)
 		goto fail;
 	/* Zeroed before any peer can see it: peers signal only after the
@@ -710,6 +794,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 	}
 	g->buf = buf;
 	g->rank = c->me;
+	g->index = c->r[c->me].nreg;
 	st = m890_buffer_export_dmabuf(buf, &fd);
 	/* Take part in the exchange even after a local failure (with no
 	 * descriptor), so that the peers are not left waiting. */
@@ -752,6 +837,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 		return st;
 	}
 	/* Registrations are collective: the same order on every rank. */
+	c->r[c->me].nreg++;
 	{
 		struct comm_reg **pp = &c->regs;
 
@@ -917,8 +1003,35 @@ M890_EXPORT m890_status_t m890_comm_get_async_error(m890_comm_t c,
 	return M890_SUCCESS;
 }
 
+/*
+ * Mark in @absent the peers that local rank @i is stuck on: in the data
+ * exchange of the current epoch the first peer, in the order its stream
+ * waits, that did not join or whose transfer did not arrive (the ones
+ * after it are only not checked yet); in the last metadata exchange
+ * every peer whose record it did not see (it already posted its own to
+ * all).  Such a peer may be gone: its windows may fault.
+ */
+static void comm_stuck_on(struct m890_comm *c, int i, bool *absent)
+{
+	int n = c->n;
+
+	for (int phase = 0; phase < 2 && c->epoch; phase++)
+		for (int k = 1; k < n; k++) {
+			int j = phase ? (i + n - k) % n : (i + k) % n;
+
+			if (c->r[i].prog[phase * n + j] < c->epoch) {
+				absent[j] = true;
+				break;
+			}
+		}
+	for (int j = 0; j < n && c->meta_round; j++)
+		if (j != i && c->r[i].prog[2 * n + j] < c->meta_round)
+			absent[j] = true;
+}
+
 M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 {
+	bool absent[COMM_MAX_RANKS] = { false };
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator"), ret;
 
 	if (st)
@@ -929,8 +1042,14 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 	/*
 	 * Every wait is "slot >= epoch": the largest value releases all.
 	 * A rank in another process is released through this rank's slots
-	 * in its semaphore area.
+	 * in its semaphore area, unless a local rank is stuck waiting for it:
+	 * such a peer is likely gone, and a write into a window its exit
+	 * revoked would fault this process's context.  The local slots go
+	 * first, synchronized, so that they are released whatever happens.
 	 */
+	for (int i = 0; i < c->n; i++)
+		if (comm_local(c, i))
+			comm_stuck_on(c, i, absent);
 	for (int i = 0; i < c->n; i++) {
 		m890_stream_t s;
 
@@ -938,16 +1057,23 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 			continue;
 		st = m890_stream_create(c->r[i].dev, &s);
 		if (!st) {
-			for (int k = 0; k < 2 * c->n && !st; k++)
+			/* Ready, data and (per-rank) metadata slots. */
+			for (int k = 0; k < (c->r[i].ctl ? 3 : 2) * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
+			if (!st)
+				st = m890_stream_synchronize(s);
 			for (int j = 0; j < c->n && !st; j++)
-				if (!comm_local(c, j)) {
+				if (!comm_local(c, j) && !absent[j]) {
 					st = m890_signal(s, c->r[i].sem_win[j]->va + 8ull * i,
 							 UINT64_MAX, M890_SEM_SET);
 					if (!st)
 						st = m890_signal(s, c->r[i].sem_win[j]->va +
 								 8ull * (c->n + i),
+								 UINT64_MAX, M890_SEM_SET);
+					if (!st)
+						st = m890_signal(s, c->r[i].sem_win[j]->va +
+								 sem_meta_sig(c->n, i),
 								 UINT64_MAX, M890_SEM_SET);
 				}
 			if (!st)
@@ -1614,5 +1740,266 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 			 (unsigned long long)c->epoch, peers);
 		return m890_comm_set_error(c, st, msg);
 	}
+	return M890_SUCCESS;
+}
+
+/* ---- the collective metadata exchange ---- */
+
+bool m890_comm_is_per_rank(struct m890_comm *c)
+{
+	return comm_per_rank(c);
+}
+
+int m890_comm_nlocal(struct m890_comm *c)
+{
+	return c->nlocal;
+}
+
+int m890_comm_local_rank(struct m890_comm *c, int l)
+{
+	return c->lrank[l];
+}
+
+int m890_comm_local_index(struct m890_comm *c, int i)
+{
+	return i >= 0 && i < c->n ? c->lidx[i] : -1;
+}
+
+/*
+ * Enqueue round @round of local rank @i on its control stream: its
+ * record of @rec bytes (staged) into slot (@round & 1, i) of every rank's
+ * metadata region, a signal of each peer's metadata slot i, the waits for
+ * every peer's signal (each noted in the progress area for the CPU), and
+ * the copy of the n records of its own region into its gather area.
+ */
+static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
+			       uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	unsigned int par = round & 1;
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
+	for (int k = 0; k < n && !st; k++) {
+		int j = (i + k) % n;
+		uint64_t base = j == i ? r->sem->va : r->sem_win[j]->va;
+
+		st = m890_memcpy(r->ctl, base + sem_meta_slot(n, par, i),
+				 r->stage->va, rec);
+		if (!st && j != i)
+			st = m890_signal(r->ctl, base + sem_meta_sig(n, i), round,
+					 M890_SEM_SET);
+	}
+	for (int k = 1; k < n && !st; k++) {
+		int j = (i + n - k) % n;
+
+		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
+			       M890_SEM_GE);
+		if (!st)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
+					 round, M890_SEM_SET);
+	}
+	if (!st)
+		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
+				    r->sem->va + sem_meta_slot(n, par, 0),
+				    M890_META_SLOT, rec, (uint64_t)n);
+	if (!st)
+		st = m890_stream_flush(r->ctl);
+	return st;
+}
+
+/*
+ * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
+ * for the peers whose record some local rank has not seen, or "" if
+ * every record arrived.
+ */
+static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
+			 size_t len)
+{
+	bool miss[COMM_MAX_RANKS] = { false };
+	size_t off = 0;
+	int n = c->n, count = 0;
+
+	buf[0] = 0;
+	for (int l = 0; l < c->nlocal; l++) {
+		int i = c->lrank[l];
+
+		for (int j = 0; j < n; j++)
+			if (j != i && c->r[i].prog[2 * n + j] < round)
+				miss[j] = true;
+	}
+	for (int j = 0; j < n && off < len; j++) {
+		if (!miss[j])
+			continue;
+		if (c->fids)
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d (fabric id %u)",
+						count ? "," : "waiting for", j, c->fids[j]);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d",
+						count ? "," : "waiting for", j);
+		count++;
+	}
+}
+
+/* Wait up to the deadline for every local control stream. */
+static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
+			       int *failed)
+{
+	for (int l = 0; l < c->nlocal; l++) {
+		struct m890_stream *s = c->r[c->lrank[l]].ctl;
+		m890_status_t st;
+
+		for (;;) {
+			struct timespec ts = { 0, 100000 };
+
+			st = m890_stream_query(s);
+			if (st != M890_NOT_READY)
+				break;
+			if (m890_monotonic_ns() > deadline) {
+				st = M890_ERROR_TIMEOUT;
+				break;
+			}
+			nanosleep(&ts, NULL);
+		}
+		if (st) {
+			*failed = c->lrank[l];
+			return st;
+		}
+	}
+	return M890_SUCCESS;
+}
+
+/* One round: piece [@off, @off + @len) of every rank's @bytes. */
+static m890_status_t meta_round(struct m890_comm *c, const char *what,
+				const void *const *mine, size_t bytes,
+				size_t off, uint32_t len, void *all)
+{
+	uint64_t round = ++c->meta_round;
+	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
+	const unsigned char *recs;
+	m890_status_t st = M890_SUCCESS;
+	char msg[400], peers[240];
+	int failed = -1;
+
+	for (int l = 0; l < c->nlocal && !st; l++) {
+		int i = c->lrank[l];
+		struct m890_meta_hdr *h = c->r[i].stage_map;
+
+		m890_meta_hdr_init(h, round, what, i, bytes, off, len);
+		if (len)
+			memcpy(h + 1, (const unsigned char *)mine[l] + off, len);
+		st = meta_post(c, i, round, rec);
+		if (st)
+			failed = i;
+	}
+	if (!st)
+		st = meta_wait(c, comm_deadline(c), &failed);
+	if (st) {
+		/*
+		 * Partly done: the exchanges are out of step from here on, so
+		 * the error is sticky.  Name the peers not seen; a stream error
+		 * (a fault on a dead peer's window, the driver's job timeout)
+		 * comes with its own text.
+		 */
+		meta_missing(c, round, peers, sizeof(peers));
+		if (st == M890_ERROR_TIMEOUT && peers[0])
+			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
+				 what, (unsigned long long)round, failed, peers);
+		else
+			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
+				 what, (unsigned long long)round, failed,
+				 peers[0] ? ", " : "", peers, m890_last_detail());
+		return m890_comm_set_error(c, st, msg);
+	}
+	recs = c->r[c->lrank[0]].gather_map;
+	st = m890_meta_check(c->n, recs, M890_META_SLOT, round, what, off, len,
+			     c->fids, msg, sizeof(msg));
+	if (st == M890_ERROR_INVALID_ARGUMENT)
+		return m890_fail(st, "%s", msg);
+	if (st)
+		return m890_comm_set_error(c, st, msg);
+	for (int j = 0; j < c->n && len; j++)
+		memcpy((unsigned char *)all + (size_t)j * bytes + off,
+		       recs + (size_t)j * M890_META_SLOT + sizeof(struct m890_meta_hdr),
+		       len);
+	return M890_SUCCESS;
+}
+
+m890_status_t m890_comm_allgather_host(struct m890_comm *c, const char *what,
+				       const void *const *mine, size_t bytes,
+				       void *all)
+{
+	m890_status_t st = m890_comm_usable(c);
+	size_t off = 0;
+
+	if (st)
+		return st;
+	if (!comm_per_rank(c)) {
+		for (int l = 0; l < c->nlocal && bytes; l++)
+			memcpy((unsigned char *)all + (size_t)c->lrank[l] * bytes,
+			       mine[l], bytes);
+		return M890_SUCCESS;
+	}
+	/* Every rank runs at least one round, so a size mismatch is seen. */
+	do {
+		size_t left = bytes - off;
+		uint32_t len = left < M890_META_PAYLOAD ? (uint32_t)left :
+			       (uint32_t)M890_META_PAYLOAD;
+
+		st = meta_round(c, what, mine, bytes, off, len, all);
+		off += len;
+	} while (!st && off < bytes);
+	return st;
+}
+
+/* Local rank @i's registration number @index, or NULL. */
+static struct comm_reg *reg_by_index(struct m890_comm *c, int i,
+				     unsigned int index)
+{
+	struct comm_reg *g;
+
+	for (g = c->regs; g && (g->rank != i || g->index != index); g = g->next)
+		;
+	return g;
+}
+
+m890_status_t m890_comm_reg_find(struct m890_comm *c, int i,
+				 struct m890_buffer *buf, unsigned int *index)
+{
+	struct comm_reg *g;
+
+	for (g = c->regs; g && (g->rank != i || g->buf != buf); g = g->next)
+		;
+	if (!g)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "rank %d's buffer was not registered with m890_comm_register()",
+				 i);
+	*index = g->index;
+	return M890_SUCCESS;
+}
+
+m890_status_t m890_comm_reg_peer(struct m890_comm *c, int i, int j,
+				 unsigned int index, uint64_t *va,
+				 uint64_t *bytes)
+{
+	struct comm_reg *g = reg_by_index(c, i, index);
+	m890_status_t st;
+
+	if (!g)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "rank %d has no registered buffer #%u (it registered %u)",
+				 i, index, c->r[i].nreg);
+	if (j == i) {
+		*va = g->buf->va;
+		*bytes = g->buf->bytes;
+		return M890_SUCCESS;
+	}
+	if (!g->win[j]) {
+		st = comm_reg_windows(c, g);
+		if (st)
+			return st;
+	}
+	*va = g->win[j]->va;
+	*bytes = g->peer_bytes[j];
 	return M890_SUCCESS;
 }

@@ -20,3 +20,11 @@ $(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h \
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS) -lm
+
+# The metadata exchange is internal to the library: that test links the
+# library's objects (same flags) instead of libm890.so.
+$(M890_BUILD)/tests/m890-lib-test-meta: tests/lib/test_meta.c tests/lib/tap.h \
+		$(LIBM890_OBJS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_CFLAGS) -Itests/lib -o $@ $< \
+		$(LIBM890_OBJS) $(LIBM890_LIBS)
