@@ -1002,8 +1002,20 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
 
 /*
  * An EP object runs the token dispatch and combine of a mixture-of-experts
- * layer over a communicator of n ranks (one card each).  Expert e lives on
- * rank e / L, as local expert e % L, with L = num_experts / n.
+ * layer over a communicator of n ranks (one card each), of any kind: every
+ * rank in this process (m890_comm_create()), one process per card
+ * (m890_comm_create_rank()) or cards in several processes or VMs
+ * (m890_comm_create_fabric()).  Expert e lives on rank e / L, as local
+ * expert e % L, with L = num_experts / n.
+ *
+ * Arrays of the calls have one entry per rank this process holds, in
+ * local order: rank order for m890_comm_create(), the one rank for
+ * m890_comm_create_rank(), the order of the fabric config's devices for
+ * m890_comm_create_fabric().  On the last two ("per-rank" communicators)
+ * every call below that takes the EP object is collective: every process
+ * calls it, in the same order, and the receive and expert output buffers
+ * the peers reach must be registered with m890_comm_register() (any
+ * registration number: each rank tells the others its own).
  *
  * Shapes and units, per rank (T = max_tokens_per_rank, H = hidden,
  * C = expert capacity, k = top_k):
@@ -1037,6 +1049,25 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
  * the index lists and counts are put in host memory the cards read by DMA,
  * and each card copies its counts into @counts.  Capacity is therefore
  * checked before anything is enqueued.
+ *
+ * Host metadata round (per-rank communicators): a rank's slots depend on
+ * how many rows every rank sends to each expert, which only the other
+ * processes know.  So m890_ep_dispatch() first exchanges one record per
+ * rank between the processes (its status, token count, registration of
+ * @recv and its row count per expert: 16 + 4 * num_experts bytes), the
+ * counterpart of DeepEP's notify step in its normal mode; the records
+ * move through the cards (SIGNAL/WAIT and COPY through the communicator's
+ * windows; there is no network) and the call blocks until every rank's
+ * record arrived, up to the communicator's timeout.  Every process then
+ * holds the same n x num_experts count matrix: the capacity check gives
+ * the same verdict at every rank, m890_ep_layout_counts() the counts of
+ * every expert, and a rank whose own checks failed makes the call fail
+ * at every rank with nothing enqueued.  m890_ep_combine() exchanges only
+ * a status and the registration of @expert_out (16 bytes per rank), and
+ * m890_ep_create() the configuration, which must be the same at every
+ * rank.  Everything else - the index lists, quantization, the transfers,
+ * the sums - is computed by each process for its own ranks and runs on
+ * the cards as above.  With every rank in one process there is no round.
  *
  * Determinism: the slots depend only on the routing, the transfers of
  * different sources never overlap, and REDUCE sums in a fixed order, so
@@ -1110,12 +1141,15 @@ struct m890_ep_info {
 
 /**
  * m890_ep_create() - an EP object over @comm with the shape @config.
- * Allocates per card the HBM scratch (packed rows, send rows, fetched
- * expert outputs) and a host area for the routing layout.  The
- * communicator must outlive the object.
+ * Allocates per local card the HBM scratch (packed rows, send rows,
+ * fetched expert outputs) and a host area for the routing layout.  The
+ * communicator must outlive the object.  Collective on a per-rank
+ * communicator: every process passes the same @config.
  * Errors: M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
- * multiple of the ranks), M890_ERROR_OUT_OF_DEVICE_MEMORY, the
- * communicator's sticky error.
+ * multiple of the ranks, a rank whose config differs or whose creation
+ * failed, named), M890_ERROR_OUT_OF_DEVICE_MEMORY, M890_ERROR_TIMEOUT
+ * naming the ranks that did not take part, the communicator's sticky
+ * error.
  */
 m890_status_t m890_ep_create(m890_comm_t comm,
 			     const struct m890_ep_config *config,
@@ -1140,30 +1174,37 @@ m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
 /**
  * m890_ep_layout_counts() - host copy of the per-expert counts of the
  * layout's last dispatch: @counts receives num_experts uint32, expert e
- * at index e (global numbering).  M890_ERROR_INVALID_ARGUMENT before the
- * first dispatch.
+ * at index e (global numbering), every rank's experts also on a per-rank
+ * communicator.  M890_ERROR_INVALID_ARGUMENT before the first dispatch.
  */
 m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
 				    uint32_t *counts);
 
 /**
- * m890_ep_dispatch() - enqueue the dispatch of every rank's tokens.
- * Arrays have one entry per rank (rank i's objects are on card i).
+ * m890_ep_dispatch() - enqueue the dispatch of the local ranks' tokens.
+ * Arrays have one entry per local rank (see above; local rank l's
+ * objects are on its card).
  * @layout: filled with this dispatch's routing; pass it to the combine.
- * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank.
- * @topk_idx, @topk_w: host arrays of num_tokens[i] * k.
- * @recv, @counts: the outputs (see above).
- * @streams: rank i's stream.
+ * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank; the
+ *     ranks' counts may differ.
+ * @topk_idx, @topk_w: host arrays of num_tokens[l] * k.
+ * @recv, @counts: the outputs (see above); on a per-rank communicator
+ *     each @recv registered.
+ * @streams: local rank l's stream.
  *
- * The call returns once the work is enqueued; m890_comm_synchronize() (or
- * the streams) waits for it.  @x must not change and @recv must not be
- * read until then.  Errors (nothing enqueued): M890_ERROR_CAPACITY when an
+ * On a per-rank communicator the call first runs the metadata round (see
+ * above) and blocks until every rank joined it.  It returns once the work
+ * is enqueued; m890_comm_synchronize() (or the streams) waits for it.
+ * @x must not change and @recv must not be read until then.  Errors
+ * (nothing enqueued, at every rank alike): M890_ERROR_CAPACITY when an
  * expert would receive more than C rows (the message names the expert,
  * its count and C); M890_ERROR_INVALID_ARGUMENT for NULL arrays, token
  * counts above T, expert ids out of range or repeated within a token,
- * buffers smaller than the sizes of m890_ep_get_info(), host buffers;
- * M890_ERROR_DEVICE_MISMATCH; the communicator's and streams' sticky
- * errors.
+ * buffers smaller than the sizes of m890_ep_get_info(), host buffers, a
+ * @recv not registered (at the other ranks: "rank N refused the call");
+ * M890_ERROR_DEVICE_MISMATCH; M890_ERROR_TIMEOUT (sticky) naming the
+ * ranks whose record did not arrive; the communicator's and streams'
+ * sticky errors.
  */
 m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
 			       const m890_buffer_t *x,
@@ -1177,10 +1218,11 @@ m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
 /**
  * m890_ep_combine() - enqueue the combine of @layout's dispatch: each
  * token's owner fetches the expert outputs of its token from
- * @expert_out (on the experts' ranks) and writes the weighted sum to
- * @out.  @expert_out must not change until the work has completed.
- * Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT when @layout
- * holds no dispatch of @ep.
+ * @expert_out (on the experts' ranks; registered on a per-rank
+ * communicator) and writes the weighted sum to @out.  Arrays as for
+ * m890_ep_dispatch().  @expert_out must not change until the work has
+ * completed.  Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT
+ * when @layout holds no dispatch of @ep.
  */
 m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
 			      const m890_buffer_t *expert_out,
