@@ -21,7 +21,8 @@
  * which the communicator still works; optionally the last rank's
  * process killed before a dispatch, which the others' dispatch must
  * report as a timeout naming that rank (or, on a fabric communicator,
- * as the device fault of a write to its revoked area).
+ * as the device fault of a write to its revoked area).  epr_fork() runs
+ * one process per card and prints the TAP lines.
  */
 #ifndef M890_TEST_EP_RANKS_H
 #define M890_TEST_EP_RANKS_H
@@ -30,9 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <m890.h>
+#include "tap.h"
 
 #define EPR_MAXN 64
 #define EPR_T 24
@@ -650,6 +652,58 @@ static unsigned int epr_run(struct epr_proc *p, int kill, int fd)
 		printf("# teardown: %s\n", m890_get_last_error());
 	epr_teardown_buffers(p);
 	return ok;
+}
+
+/* What the child of card @l runs in epr_fork(): its epr_check mask. */
+typedef unsigned int (*epr_child_fn)(int l, int fd, void *arg);
+
+/*
+ * Fork a process for each card 0 .. @m - 1 of this machine, holding rank
+ * @rank[l] of @n, running @fn (which calls epr_run() with a kill), and
+ * print one TAP line per check and rank, named after @where.  The
+ * process of rank n - 1 must die of SIGKILL, the others exit 0.
+ */
+static void epr_fork(int m, int n, const int *rank, const char *where,
+		     epr_child_fn fn, void *arg)
+{
+	pid_t pid[EPR_MAXN];
+	int fdp[EPR_MAXN][2];
+
+	fflush(stdout);
+	for (int l = 0; l < m; l++) {
+		if (pipe(fdp[l]))
+			exit(1);
+		pid[l] = fork();
+		if (pid[l] == 0) {
+			unsigned int ok;
+
+			close(fdp[l][0]);
+			alarm(600);	/* never hang the suite */
+			ok = fn(l, fdp[l][1], arg);
+			if (write(fdp[l][1], &ok, sizeof(ok)) != sizeof(ok))
+				_exit(2);
+			fflush(stdout);
+			_exit(0);
+		}
+		close(fdp[l][1]);
+	}
+	for (int l = 0; l < m; l++) {
+		unsigned int ok = 0;
+		int status = 0, killed = rank[l] == n - 1;
+		ssize_t got = read(fdp[l][0], &ok, sizeof(ok));
+
+		waitpid(pid[l], &status, 0);
+		close(fdp[l][0]);
+		if (got != sizeof(ok))
+			ok = 0;
+		if (killed ? !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL :
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			ok &= ~(1u << EPR_TEARDOWN);
+		for (int k = 0; k < EPR_NCHECK; k++)
+			tap_ok(ok >> k & 1, "%s, rank %d of %d in its own process: %s%s",
+			       where, rank[l], n, epr_check_name[k],
+			       killed && k == EPR_KILLED ? " (this rank was killed)" : "");
+	}
 }
 
 #endif /* M890_TEST_EP_RANKS_H */

@@ -20,14 +20,10 @@
  *
  * One TAP line per check and rank.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "tap.h"
 #include "ep_ranks.h"
 
 static struct epr_proc proc;
@@ -105,62 +101,25 @@ static void all_local(int m, const uint32_t *fids, int n,
 			       where, m, n, epr_check_name[k]);
 }
 
-/* One process per card of this VM; the process of rank n - 1 is killed. */
-static void per_card(int m, const uint32_t *fids, int n, uint64_t id,
-		     const char *where)
+struct job {
+	const uint32_t *fids;
+	int n;
+	uint64_t id;
+};
+
+/* The process of this VM's card @l alone. */
+static unsigned int per_card(int l, int fd, void *arg)
 {
-	pid_t pid[EPR_MAXN];
-	int fdp[EPR_MAXN][2];
+	const struct job *job = arg;
+	unsigned int ok = 0;
 
-	fflush(stdout);
-	for (int l = 0; l < m; l++) {
-		if (pipe(fdp[l]))
-			exit(1);
-		pid[l] = fork();
-		if (pid[l] == 0) {
-			unsigned int ok = 0;
-
-			close(fdp[l][0]);
-			alarm(600);	/* never hang the suite */
-			if (open_ranks(&proc, l, 1, fids, n, id, 30000000000ull) == M890_SUCCESS)
-				ok = epr_run(&proc, 1, fdp[l][1]);
-			else
-				printf("# %s card %d: %s\n", where, l, m890_get_last_error());
-			close_ranks(&proc);
-			if (write(fdp[l][1], &ok, sizeof(ok)) != sizeof(ok))
-				_exit(2);
-			fflush(stdout);
-			_exit(0);
-		}
-		close(fdp[l][1]);
-	}
-	for (int l = 0; l < m; l++) {
-		unsigned int ok = 0;
-		int status = 0;
-		ssize_t got = read(fdp[l][0], &ok, sizeof(ok));
-		struct m890_device_info info = M890_DEVICE_INFO_INIT;
-		m890_device_t d;
-		int rank = -1;
-
-		waitpid(pid[l], &status, 0);
-		close(fdp[l][0]);
-		if (got != sizeof(ok))
-			ok = 0;
-		if (!m890_device_open(l, &d)) {
-			m890_device_get_info(d, &info);
-			m890_device_close(d);
-		}
-		for (int i = 0; i < n; i++)
-			if (fids[i] == info.fabric_id)
-				rank = i;
-		if (rank == n - 1 ? !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL :
-		    !WIFEXITED(status) || WEXITSTATUS(status))
-			ok &= ~(1u << EPR_TEARDOWN);
-		for (int k = 0; k < EPR_NCHECK; k++)
-			tap_ok(ok >> k & 1, "%s, rank %d of %d in its own process: %s%s",
-			       where, rank, n, epr_check_name[k],
-			       rank == n - 1 && k == EPR_KILLED ? " (this rank was killed)" : "");
-	}
+	if (open_ranks(&proc, l, 1, job->fids, job->n, job->id,
+		       30000000000ull) == M890_SUCCESS)
+		ok = epr_run(&proc, 1, fd);
+	else
+		printf("# card %d: %s\n", l, m890_get_last_error());
+	close_ranks(&proc);
+	return ok;
 }
 
 static int env_int(const char *name, int def)
@@ -216,6 +175,14 @@ int main(int argc, char **argv)
 		}
 	}
 	all_local(cards, fids, n, 0x5e90 + (uint64_t)vms, where);
-	per_card(cards, fids, n, 0x5ea0 + (uint64_t)vms, where);
+	/* One process per card of this VM; the process of rank n - 1 dies. */
+	{
+		struct job job = { fids, n, 0x5ea0 + (uint64_t)vms };
+		int rank[EPR_MAXN];
+
+		for (int l = 0; l < cards; l++)
+			rank[l] = vm * cards + l;
+		epr_fork(cards, n, rank, where, per_card, &job);
+	}
 	return tap_done();
 }

@@ -14,32 +14,34 @@
  * Each child reports its checks through a pipe; the parent prints one
  * TAP line per check and rank.
  */
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "tap.h"
 #include "ep_ranks.h"
 
 static struct epr_proc proc;
 
+struct job {
+	int n;
+	char path[64];	/* the bootstrap socket */
+};
+
 /* The child of rank @me: the checks it passed, or 0 if it could not start. */
-static unsigned int child(int me, int n, const char *path, int fd)
+static unsigned int child(int me, int fd, void *arg)
 {
 	struct m890_comm_config cfg = M890_COMM_CONFIG_INIT;
+	const struct job *job = arg;
 	struct epr_proc *p = &proc;
 	unsigned int ok;
 
 	cfg.timeout_ns = 20000000000ull;
-	p->n = n;
+	p->n = job->n;
 	p->m = 1;
 	p->rank[0] = me;
 	if (m890_device_open(me, &p->dev[0]) ||
 	    m890_stream_create(p->dev[0], &p->str[0]) ||
-	    m890_comm_create_rank(p->dev[0], me, n, path, &cfg, &p->comm) ||
+	    m890_comm_create_rank(p->dev[0], me, p->n, job->path, &cfg,
+				  &p->comm) ||
 	    epr_setup(p)) {
 		printf("# rank %d setup: %s\n", me, m890_get_last_error());
 		return 0;
@@ -52,9 +54,8 @@ static unsigned int child(int me, int n, const char *path, int fd)
 
 int main(void)
 {
-	pid_t pid[EPR_MAXN];
-	int n, fdp[EPR_MAXN][2];
-	char path[64];
+	int n, rank[EPR_MAXN];
+	struct job job;
 
 	if (m890_device_count(&n) || n < 2) {
 		tap_skip("needs two cards", "EP with one process per card");
@@ -62,43 +63,12 @@ int main(void)
 	}
 	if (n > EPR_MAXN)
 		n = EPR_MAXN;
-	snprintf(path, sizeof(path), "/tmp/m890-ep-mproc-%d.sock", (int)getpid());
-	fflush(stdout);
-	for (int i = 0; i < n; i++) {
-		if (pipe(fdp[i]))
-			return 1;
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			unsigned int ok;
-
-			close(fdp[i][0]);
-			alarm(300);	/* never hang the suite */
-			ok = child(i, n, path, fdp[i][1]);
-			if (write(fdp[i][1], &ok, sizeof(ok)) != sizeof(ok))
-				_exit(2);
-			fflush(stdout);
-			_exit(0);
-		}
-		close(fdp[i][1]);
-	}
-	for (int i = 0; i < n; i++) {
-		unsigned int ok = 0;
-		int status = 0;
-		ssize_t got = read(fdp[i][0], &ok, sizeof(ok));
-
-		waitpid(pid[i], &status, 0);
-		close(fdp[i][0]);
-		if (got != sizeof(ok))
-			ok = 0;
-		/* The last rank is killed on purpose, the others exit. */
-		if (i == n - 1 ? !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL :
-		    !WIFEXITED(status) || WEXITSTATUS(status))
-			ok &= ~(1u << EPR_TEARDOWN);
-		for (int k = 0; k < EPR_NCHECK; k++)
-			tap_ok(ok >> k & 1, "rank %d of %d: %s%s", i, n,
-			       epr_check_name[k],
-			       i == n - 1 && k == EPR_KILLED ? " (this rank was killed)" : "");
-	}
-	unlink(path);
+	for (int i = 0; i < n; i++)
+		rank[i] = i;
+	job.n = n;
+	snprintf(job.path, sizeof(job.path), "/tmp/m890-ep-mproc-%d.sock",
+		 (int)getpid());
+	epr_fork(n, n, rank, "one process per card", child, &job);
+	unlink(job.path);
 	return tap_done();
 }
