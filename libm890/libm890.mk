@@ -95,8 +95,9 @@ libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib
 	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test \
 	$(M890_BUILD)/unit/comm_meta_test $(M890_BUILD)/unit-san/comm_meta_test
 
-# The records of the collective metadata exchange.
-LIBM890_META_SRCS := tests/unit/comm_meta_test.c libm890/src/comm_meta.c
+# The records of the collective metadata exchange and the collectives' checks.
+LIBM890_META_SRCS := tests/unit/comm_meta_test.c libm890/src/comm_meta.c \
+	libm890/src/coll_check.c
 
 $(M890_BUILD)/unit/comm_meta_test: $(LIBM890_META_SRCS) $(LIBM890_HDRS)
 	@mkdir -p $(@D)

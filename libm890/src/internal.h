@@ -150,6 +150,9 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 				 struct m890_stream *const *streams,
 				 const char *what, m890_comm_xfer_fn fn,
 				 void *ctx);
+/* @bytes from @src to @dst in COPY packets of at most the chunk size. */
+m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
+			     uint64_t dst, uint64_t src, uint64_t bytes);
 
 /* Per-rank communicator (m890_comm_create_rank/_fabric). */
 bool m890_comm_is_per_rank(struct m890_comm *c);
@@ -216,6 +219,67 @@ m890_status_t m890_meta_check(int n, const void *slots, size_t pitch,
 			      uint64_t round, const char *what,
 			      uint64_t offset, uint32_t len,
 			      const uint32_t *fids, char *msg, size_t msglen);
+
+/*
+ * coll_check.c: the records of all-to-all(v) and grouped send/recv and
+ * their global checks (pure, unit tested on the host).  Every process
+ * checks the same n records, so every rank fails the same way.
+ */
+#define M890_COLL_MSG 160
+/*
+ * struct m890_a2a_rec - one rank's part of an all-to-all(v).
+ * @status: 0, or the m890_status_t of its local checks (then @msg).
+ * @recv_index: its receive buffer's registration number (per-rank
+ *              communicators).
+ * @per_peer: m890_alltoall()'s bytes per peer; UINT64_MAX for alltoallv.
+ * @send_bytes, @recv_bytes: the sizes of its buffers.
+ * @rows: [4n] its send counts, send displacements, receive counts and
+ *        receive displacements, each indexed by peer (bytes).
+ */
+struct m890_a2a_rec {
+	int32_t status;
+	uint32_t recv_index;
+	uint64_t per_peer;
+	uint64_t send_bytes;
+	uint64_t recv_bytes;
+	char msg[M890_COLL_MSG];
+	uint64_t rows[];
+};
+size_t m890_a2a_rec_bytes(int n);
+struct m890_a2a_rec *m890_a2a_rec_at(const void *recs, int n, int j);
+/* Local refusals, equal per-peer sizes, counts, bounds; message in @msg. */
+m890_status_t m890_a2a_check(int n, const void *recs, const char *what,
+			     char *msg, size_t len);
+/* struct m890_group_head - one rank's part of a grouped send/recv. */
+struct m890_group_head {
+	int32_t status;		/* as struct m890_a2a_rec */
+	uint32_t reserved;
+	uint64_t count;		/* its operations */
+	char msg[M890_COLL_MSG];
+};
+/* struct m890_p2p_rec - one operation of a rank, in the caller's order. */
+struct m890_p2p_rec {
+	uint32_t kind;		/* enum m890_p2p_kind */
+	int32_t peer;
+	uint32_t recv_index;	/* receive buffer's registration number */
+	uint32_t reserved;
+	uint64_t offset;
+	uint64_t bytes;
+};
+/* Local refusals; the largest count in @max_ops. */
+m890_status_t m890_group_check_heads(int n, const struct m890_group_head *heads,
+				     const char *what, uint64_t *max_ops,
+				     char *msg, size_t len);
+/* @ops: [n][max_ops]; kinds and peers, then matching per pair and size. */
+m890_status_t m890_group_check(int n, const struct m890_group_head *heads,
+			       const struct m890_p2p_rec *ops, uint64_t max_ops,
+			       const char *what, char *msg, size_t len);
+/* Rank @j's receive matched with rank @i's @k-th send to it, or NULL. */
+const struct m890_p2p_rec *m890_group_match(int n,
+					    const struct m890_group_head *heads,
+					    const struct m890_p2p_rec *ops,
+					    uint64_t max_ops, int i, int j,
+					    uint64_t k);
 
 /* bootstrap.c */
 struct m890_boot;

@@ -9,7 +9,11 @@
  * when one rank called another collective or passed another size, or
  * with SYSTEM when a record is stale (another round), misplaced (another
  * rank's) or not a record at all.  The message must be the same whichever
- * process checks, since it depends on the records only.  Prints TAP.
+ * process checks, since it depends on the records only.  Then the global
+ * checks of all-to-all(v) and grouped send/recv (libm890/src/coll_check.c)
+ * on hand-made records: refusals carried from a rank, unequal per-peer
+ * sizes, count mismatches, ranges past a buffer with 64-bit values, and
+ * the matching of sends with receives.  Prints TAP.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,122 @@ static m890_status_t check(uint64_t round, const char *what, uint64_t off,
 {
 	return m890_meta_check(N, slots, M890_META_SLOT, round, what, off, len,
 			       fids, msg, 400);
+}
+
+#define R 3
+
+static unsigned char recs[R][4096];
+
+/* Uniform all-to-all of @b bytes per peer between R ranks of 3b-byte buffers. */
+static void a2a_fill(uint64_t b)
+{
+	memset(recs, 0, sizeof(recs));
+	for (int j = 0; j < R; j++) {
+		struct m890_a2a_rec *r = m890_a2a_rec_at(recs, R, j);
+
+		r->per_peer = UINT64_MAX;
+		r->send_bytes = r->recv_bytes = R * b;
+		for (int k = 0; k < R; k++) {
+			r->rows[k] = r->rows[2 * R + k] = b;
+			r->rows[R + k] = r->rows[3 * R + k] = k * b;
+		}
+	}
+}
+
+static void test_a2a(void)
+{
+	struct m890_a2a_rec *r1 = m890_a2a_rec_at(recs, R, 1);
+	char msg[400];
+	m890_status_t st;
+
+	ok(m890_a2a_rec_bytes(R) * R <= sizeof(recs) &&
+	   m890_a2a_rec_bytes(64) <= M890_META_PAYLOAD,
+	   "an all-to-all record of 64 ranks fits one metadata round", NULL);
+	a2a_fill(64);
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_SUCCESS, "uniform all-to-all accepted", msg);
+	r1->status = M890_ERROR_DEVICE_MISMATCH;
+	snprintf(r1->msg, sizeof(r1->msg), "its stream is on accel0");
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_DEVICE_MISMATCH && strstr(msg, "rank 1 refused") &&
+	   strstr(msg, "accel0"), "a rank's local refusal, with its status, for everyone", msg);
+	a2a_fill(64);
+	for (int j = 0; j < R; j++)
+		m890_a2a_rec_at(recs, R, j)->per_peer = 64;
+	r1->per_peer = 32;
+	st = m890_a2a_check(R, recs, "alltoall", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "rank 0 passes 64 bytes per peer, rank 1 32"),
+	   "alltoall with another bytes_per_peer at rank 1", msg);
+	a2a_fill(64);
+	r1->rows[2 * R + 0] = 65;
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT &&
+	   strstr(msg, "rank 0 sends 64 bytes to rank 1, which expects 65"),
+	   "count mismatch names both ranks", msg);
+	a2a_fill(64);
+	m890_a2a_rec_at(recs, R, 0)->rows[R + 2] = (1ull << 32) + 64;
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "past its 192-byte send buffer"),
+	   "send displacement 2^32 + 64 is past the buffer, not truncated", msg);
+	a2a_fill(64);
+	r1->rows[3 * R + 2] = UINT64_MAX - 8;
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "rank 1's slot for rank 2") &&
+	   strstr(msg, "receive buffer"), "a wrapping receive displacement is refused", msg);
+	a2a_fill(0);
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_SUCCESS, "all-zero exchange with empty buffers accepted", msg);
+}
+
+static void test_group(void)
+{
+	struct m890_group_head h[R];
+	struct m890_p2p_rec ops[R][4];
+	const struct m890_p2p_rec *mt;
+	uint64_t max = 0;
+	char msg[400];
+	m890_status_t st;
+
+	memset(h, 0, sizeof(h));
+	memset(ops, 0, sizeof(ops));
+	/* 0 sends 10 then 20 bytes to 1; 1 receives both; 2 sends 5 to itself. */
+	h[0].count = 2;
+	ops[0][0] = (struct m890_p2p_rec){ M890_P2P_SEND, 1, 0, 0, 0, 10 };
+	ops[0][1] = (struct m890_p2p_rec){ M890_P2P_SEND, 1, 0, 0, 100, 20 };
+	h[1].count = 2;
+	ops[1][0] = (struct m890_p2p_rec){ M890_P2P_RECV, 0, 3, 0, 64, 10 };
+	ops[1][1] = (struct m890_p2p_rec){ M890_P2P_RECV, 0, 3, 0, 128, 20 };
+	h[2].count = 2;
+	ops[2][0] = (struct m890_p2p_rec){ M890_P2P_RECV, 2, 0, 0, 0, 5 };
+	ops[2][1] = (struct m890_p2p_rec){ M890_P2P_SEND, 2, 0, 0, 8, 5 };
+	st = m890_group_check_heads(R, h, "group_sendrecv", &max, msg, sizeof(msg));
+	ok(st == M890_SUCCESS && max == 2, "heads accepted, longest list 2", msg);
+	st = m890_group_check(R, h, &ops[0][0], 4, "group_sendrecv", msg, sizeof(msg));
+	ok(st == M890_SUCCESS, "matched batch accepted", msg);
+	mt = m890_group_match(R, h, &ops[0][0], 4, 0, 1, 1);
+	ok(mt && mt->offset == 128 && mt->recv_index == 3,
+	   "the second send of 0 to 1 lands at 1's second receive", NULL);
+	ok(!m890_group_match(R, h, &ops[0][0], 4, 0, 1, 2), "no third match", NULL);
+	ops[1][1].bytes = 21;
+	st = m890_group_check(R, h, &ops[0][0], 4, "group_sendrecv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT &&
+	   strstr(msg, "transfer 1 from rank 0 to rank 1: 20 bytes sent, 21 expected"),
+	   "size mismatch names the transfer and both ranks", msg);
+	ops[1][1].bytes = 20;
+	h[1].count = 1;
+	st = m890_group_check(R, h, &ops[0][0], 4, "group_sendrecv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT &&
+	   strstr(msg, "rank 0 posts 2 send(s) to rank 1, which posts 1 receive(s)"),
+	   "a missing receive names both ranks", msg);
+	h[1].count = 2;
+	ops[2][1].peer = 7;
+	st = m890_group_check(R, h, &ops[0][0], 4, "group_sendrecv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "peer 7"), "a bad peer in a record", msg);
+	h[2].status = M890_ERROR_INVALID_ARGUMENT;
+	snprintf(h[2].msg, sizeof(h[2].msg), "overlaps (in place is not supported)");
+	st = m890_group_check_heads(R, h, "group_sendrecv", &max, msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "rank 2 refused") &&
+	   strstr(msg, "in place"), "a rank's refusal is everyone's", msg);
 }
 
 int main(void)
@@ -121,6 +241,8 @@ int main(void)
 	st = check(12, "barrier", 0, 0, NULL, msg);
 	ok(st == M890_SUCCESS, "zero-byte records", msg);
 
+	test_a2a();
+	test_group();
 	printf("1..%d\n", n_tests);
 	printf("%d passed, %d failed\n", n_tests - failed, failed);
 	return failed ? 1 : 0;
