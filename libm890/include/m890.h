@@ -719,8 +719,9 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  * (this rank's; m890_alltoall_rank() is the one-entry form of
  * m890_alltoall()); each collective first agrees with the peers on every
  * rank's arguments through the cards (see "Collectives on per-rank
- * communicators" below).  The EP calls refuse it
- * (M890_ERROR_INVALID_ARGUMENT).  m890_comm_synchronize() takes a
+ * communicators" below).  So do the EP calls (m890_ep_create() and
+ * the calls on its object, one entry per array; see "Expert
+ * parallelism").  m890_comm_synchronize() takes a
  * pointer to this rank's one stream; m890_comm_abort() also releases the
  * peers waiting for this rank.  The communicator uses one more hardware
  * queue of the card (its control stream).  Errors: as
@@ -792,7 +793,8 @@ struct m890_comm_fabric_config {
  * local rank in the order of @fabric->devices (m890_alltoall_local() and,
  * with one local rank, m890_alltoall_rank() are other names of
  * m890_alltoall()), and m890_comm_synchronize() with the local ranks'
- * streams.  The EP calls refuse it.  Each local rank uses one more
+ * streams, and the EP calls with the same arrays (see "Expert
+ * parallelism").  Each local rank uses one more
  * hardware queue of its card (its control stream).  A peer that
  * dies or leaves makes the waits for it time out, or its writes fault
  * (M890_ERROR_DEVICE_FAULT): either way the message of
