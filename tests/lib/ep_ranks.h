@@ -15,7 +15,8 @@
  * combine equal to m890_reduce_host() over the reference rows.  The
  * steps (epr_check bits): bf16, MXFP8 and MXFP4 round trips, each run
  * twice with identical bits; m890_ep_layout_counts() giving every
- * rank's experts; a capacity overflow failing with the same message at
+ * rank's experts; 512 experts per rank, whose count rows need several
+ * metadata rounds; a capacity overflow failing with the same message at
  * every rank with no receive buffer written; one rank's refused
  * argument failing the call at every rank with nothing enqueued, after
  * which the communicator still works; optionally the last rank's
@@ -41,6 +42,9 @@
 #define EPR_H 64
 #define EPR_K 4
 #define EPR_POISON 0xa5
+/* Many experts: each rank's count row takes several metadata rounds. */
+#define EPR_MANY_L 512		/* local experts */
+#define EPR_MANY_CAP 8
 
 enum epr_check {
 	EPR_BF16,		/* dispatch and combine equal the reference */
@@ -50,6 +54,8 @@ enum epr_check {
 	EPR_MXFP4,
 	EPR_MXFP4_AGAIN,
 	EPR_COUNTS,		/* m890_ep_layout_counts(): every expert */
+	EPR_MANY,		/* 512 experts per rank */
+	EPR_MANY_AGAIN,
 	EPR_CAPACITY,		/* the same M890_ERROR_CAPACITY everywhere */
 	EPR_UNTOUCHED,		/* ... and no receive buffer written */
 	EPR_REFUSED,		/* one rank's bad argument fails every rank */
@@ -67,6 +73,8 @@ static const char *const epr_check_name[EPR_NCHECK] = {
 	"MXFP4 dispatch and combine equal the host reference",
 	"MXFP4 again: identical bytes",
 	"m890_ep_layout_counts() gives every rank's experts",
+	"512 experts per rank (count rows over several metadata rounds): equal the host reference",
+	"512 experts per rank again: identical bytes",
 	"capacity overflow: the same M890_ERROR_CAPACITY at every rank",
 	"capacity overflow: no receive buffer written",
 	"one rank's unregistered buffer fails the call at every rank",
@@ -307,7 +315,9 @@ static m890_status_t epr_setup(struct epr_proc *p)
 	m890_status_t st = M890_SUCCESS;
 
 	p->recv_bytes = 4 * cap * 2 * EPR_H;
-	p->eo_bytes = 4 * cap * 2 * EPR_H;
+	if (p->recv_bytes < EPR_MANY_L * EPR_MANY_CAP * 2 * EPR_H)
+		p->recv_bytes = EPR_MANY_L * EPR_MANY_CAP * 2 * EPR_H;
+	p->eo_bytes = p->recv_bytes;
 	p->host_bytes = p->recv_bytes;
 	for (int l = 0; l < p->m && !st; l++) {
 		void *hp = NULL;
@@ -318,7 +328,8 @@ static m890_status_t epr_setup(struct epr_proc *p)
 		if (!st)
 			st = m890_buffer_alloc(p->dev[l], p->recv_bytes, M890_MEM_HBM, &p->other[l]);
 		if (!st)
-			st = m890_buffer_alloc(p->dev[l], 16, M890_MEM_HBM, &p->cnt[l]);
+			st = m890_buffer_alloc(p->dev[l], 4 * EPR_MANY_L, M890_MEM_HBM,
+					       &p->cnt[l]);
 		if (!st)
 			st = m890_buffer_alloc(p->dev[l], p->eo_bytes, M890_MEM_HBM, &p->eo[l]);
 		if (!st)
@@ -392,7 +403,7 @@ static m890_status_t epr_prepare(struct epr_proc *p)
 			st = m890_memset32(p->str[l], va, 0xa5a5a5a5u, p->recv_bytes);
 		m890_buffer_va(p->cnt[l], &va);
 		if (!st)
-			st = m890_memset32(p->str[l], va, 0xa5a5a5a5u, 16);
+			st = m890_memset32(p->str[l], va, 0xa5a5a5a5u, 4 * EPR_MANY_L);
 		m890_buffer_va(p->out[l], &va);
 		if (!st)
 			st = m890_memset32(p->str[l], va, 0xa5a5a5a5u,
@@ -428,7 +439,7 @@ static int epr_round(struct epr_proc *p, m890_ep_t ep, m890_ep_layout_t lo,
 		     int type)
 {
 	struct m890_ep_info in;
-	uint32_t cnt[4];
+	static uint32_t cnt[EPR_MANY_L];
 	int good = 1;
 
 	if (m890_ep_get_info(ep, &in) || epr_prepare(p) ||
@@ -463,15 +474,15 @@ static int epr_round(struct epr_proc *p, m890_ep_t ep, m890_ep_layout_t lo,
 	return good;
 }
 
-static m890_status_t epr_ep(struct epr_proc *p, int type, int cap,
-			    m890_ep_t *ep, m890_ep_layout_t *lo)
+static m890_status_t epr_ep(struct epr_proc *p, int type, int experts,
+			    int cap, m890_ep_t *ep, m890_ep_layout_t *lo)
 {
 	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
 	m890_status_t st;
 
 	cfg.max_tokens_per_rank = EPR_T;
 	cfg.hidden = EPR_H;
-	cfg.num_experts = 4u * (uint32_t)p->n;
+	cfg.num_experts = (uint32_t)experts;
 	cfg.top_k = EPR_K;
 	cfg.dispatch_type = (uint32_t)type;
 	cfg.expert_capacity = (uint32_t)cap;
@@ -487,9 +498,12 @@ static void epr_ep_free(m890_ep_t ep, m890_ep_layout_t lo)
 	m890_ep_destroy(ep);
 }
 
-/* One payload type: two rounds with identical results. */
-static unsigned int epr_type(struct epr_proc *p, int type, uint32_t seed,
-			     int bit)
+/*
+ * One payload type over @experts experts of capacity @cap (0: n * T):
+ * two rounds with identical results, checks @bit and @bit + 1.
+ */
+static unsigned int epr_type(struct epr_proc *p, int type, int experts,
+			     int cap, uint32_t seed, int bit)
 {
 	size_t xb = 2ull * EPR_T * EPR_H;
 	unsigned int ok = 0;
@@ -499,11 +513,11 @@ static unsigned int epr_type(struct epr_proc *p, int type, uint32_t seed,
 	uint8_t *o1[EPR_MAXN];
 	int same = 1;
 
-	if (epr_ep(p, type, 0, &ep, &lo)) {
+	if (epr_ep(p, type, experts, cap, &ep, &lo)) {
 		printf("# type %d: %s\n", type, m890_get_last_error());
 		return 0;
 	}
-	epr_world_make(&epr_wd, p->n, 4 * p->n, seed, EPR_RANDOM);
+	epr_world_make(&epr_wd, p->n, experts, seed, EPR_RANDOM);
 	ok |= (unsigned int)epr_round(p, ep, lo, type) << bit;
 	for (int l = 0; l < p->m; l++) {
 		r1[l] = malloc(p->recv_bytes);
@@ -521,10 +535,10 @@ static unsigned int epr_type(struct epr_proc *p, int type, uint32_t seed,
 		same = 0;
 	ok |= (unsigned int)same << (bit + 1);
 	if (type == M890_TYPE_MXFP4) {
-		uint32_t *c = calloc(4u * p->n, sizeof(*c));
+		uint32_t *c = calloc((size_t)experts, sizeof(*c));
 		int good = c && !m890_ep_layout_counts(lo, c);
 
-		for (int e = 0; good && e < 4 * p->n; e++)
+		for (int e = 0; good && e < experts; e++)
 			good &= c[e] == epr_count(&epr_wd, e);
 		free(c);
 		ok |= (unsigned int)good << EPR_COUNTS;
@@ -548,7 +562,7 @@ static unsigned int epr_refusals(struct epr_proc *p)
 	char want[160];
 	int good = 1, untouched = 1, rank0 = -1;
 
-	if (epr_ep(p, M890_TYPE_MXFP8, 5, &ep, &lo)) {
+	if (epr_ep(p, M890_TYPE_MXFP8, 4 * p->n, 5, &ep, &lo)) {
 		printf("# capacity: %s\n", m890_get_last_error());
 		return 0;
 	}
@@ -611,12 +625,14 @@ static unsigned int epr_run(struct epr_proc *p, int kill, int fd)
 	m890_ep_layout_t lo;
 	m890_ep_t ep;
 
-	ok |= epr_type(p, M890_TYPE_BF16, 11, EPR_BF16);
-	ok |= epr_type(p, M890_TYPE_MXFP8, 12, EPR_MXFP8);
-	ok |= epr_type(p, M890_TYPE_MXFP4, 13, EPR_MXFP4);
+	ok |= epr_type(p, M890_TYPE_BF16, 4 * p->n, 0, 11, EPR_BF16);
+	ok |= epr_type(p, M890_TYPE_MXFP8, 4 * p->n, 0, 12, EPR_MXFP8);
+	ok |= epr_type(p, M890_TYPE_MXFP4, 4 * p->n, 0, 13, EPR_MXFP4);
+	ok |= epr_type(p, M890_TYPE_BF16, EPR_MANY_L * p->n, EPR_MANY_CAP, 14,
+		       EPR_MANY);
 	ok |= epr_refusals(p);
 	if (kill) {
-		m890_status_t st = epr_ep(p, M890_TYPE_BF16, 0, &ep, &lo);
+		m890_status_t st = epr_ep(p, M890_TYPE_BF16, 4 * p->n, 0, &ep, &lo);
 		char want[32];
 
 		if (p->rank[0] == p->n - 1) {
