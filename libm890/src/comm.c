@@ -68,7 +68,7 @@ struct comm_rank {
 	struct m890_device *dev;
 	unsigned int nreg;		/* buffers registered */
 	struct m890_buffer *sem;	/* HBM, see sem_bytes() */
-	struct m890_buffer *progress;	/* host, 3n slots, mapped */
+	struct m890_buffer *progress;	/* host, 5n slots, mapped */
 	volatile uint64_t *prog;
 	/* Per-rank communicators: the metadata exchange. */
 	struct m890_stream *ctl;	/* control stream, deferred */
@@ -354,7 +354,7 @@ static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
 	st = m890_buffer_alloc(dev, sem_bytes(c->n, meta), M890_MEM_HBM, &r->sem);
 	if (!st)
-		st = m890_buffer_alloc(dev, 24ull * c->n, M890_MEM_HOST,
+		st = m890_buffer_alloc(dev, 40ull * c->n, M890_MEM_HOST,
 				       &r->progress);
 	if (!st)
 		st = m890_buffer_map(r->progress, &p);
@@ -1260,6 +1260,10 @@ static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 		if (!st && j != i)
 			st = m890_signal(r->ctl, base + sem_meta_sig(n, i), round,
 					 M890_SEM_SET);
+		/* Posted to j: a fault on a dead peer's window stops here. */
+		if (!st && j != i)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (4 * n + j),
+					 round, M890_SEM_SET);
 	}
 	for (int k = 1; k < n && !st; k++) {
 		int j = (i + n - k) % n;
@@ -1280,9 +1284,41 @@ static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 }
 
 /*
+ * Which peers' round @round records local rank @i has: its meta[] slots
+ * (HBM) copied by a fresh stream into progress slots 3n.. and read; false
+ * if that is not possible (the context faulted, no free queue).
+ */
+static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss)
+{
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st;
+	m890_stream_t s;
+	int n = c->n;
+
+	scfg.timeout_ns = 1000000000ull;
+	if (m890_stream_create_config(r->dev, &scfg, &s))
+		return false;
+	st = m890_memcpy(s, r->progress->va + 24ull * n, r->sem->va + sem_meta_sig(n, 0),
+			 8ull * n);
+	if (!st)
+		st = m890_stream_synchronize(s);
+	m890_stream_destroy(s);
+	if (st)
+		return false;
+	for (int j = 0; j < n; j++)
+		if (j != i && r->prog[3 * n + j] < round)
+			miss[j] = true;
+	return true;
+}
+
+/*
  * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
- * for the peers whose record some local rank has not seen, or "" if
- * every record arrived.
+ * for the peers whose record some local rank has not received, or "" if
+ * every record arrived.  When the semaphores cannot be read back (the
+ * context faulted, typically writing into a dead peer's revoked window),
+ * the peer each control stream stopped at is named: the first it did not
+ * post to, else the first it did not see in the order it waits.
  */
 static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 			 size_t len)
@@ -1294,10 +1330,29 @@ static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 	buf[0] = 0;
 	for (int l = 0; l < c->nlocal; l++) {
 		int i = c->lrank[l];
+		int k;
 
-		for (int j = 0; j < n; j++)
-			if (j != i && c->r[i].prog[2 * n + j] < round)
+		if (meta_arrivals(c, i, round, miss))
+			continue;
+		/* Stopped while posting (a fault): at the peer it wrote to. */
+		for (k = 1; k < n; k++) {
+			int j = (i + k) % n;
+
+			if (c->r[i].prog[4 * n + j] < round) {
 				miss[j] = true;
+				break;
+			}
+		}
+		if (k < n)
+			continue;
+		for (k = 1; k < n; k++) {
+			int j = (i + n - k) % n;
+
+			if (c->r[i].prog[2 * n + j] < round) {
+				miss[j] = true;
+				break;
+			}
+		}
 	}
 	for (int j = 0; j < n && off < len; j++) {
 		if (!miss[j])
