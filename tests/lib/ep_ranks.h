@@ -22,7 +22,8 @@
  * which the communicator still works; optionally the last rank's
  * process killed before a dispatch, which the others' dispatch must
  * report as a timeout naming that rank (or, on a fabric communicator,
- * as the device fault of a write to its revoked area).  epr_fork() runs
+ * as the failed write to its revoked area: M890_ERROR_DEVICE_FAULT, or
+ * M890_ERROR_DEVICE_ERROR across VMs, the message naming it too).  epr_fork() runs
  * one process per card and prints the TAP lines.
  */
 #ifndef M890_TEST_EP_RANKS_H
@@ -651,8 +652,10 @@ static unsigned int epr_run(struct epr_proc *p, int kill, int fd)
 			st = m890_comm_synchronize(p->comm, p->str);
 		snprintf(want, sizeof(want), "rank %d", p->n - 1);
 		/* Through the switch, the dead peer's exports are revoked:
-		 * the writes to it may fault before the wait times out. */
-		if ((st == M890_ERROR_TIMEOUT || st == M890_ERROR_DEVICE_FAULT) &&
+		 * a write to it may fail (a fault, or an unreachable peer
+		 * across VMs) before the wait times out. */
+		if ((st == M890_ERROR_TIMEOUT || st == M890_ERROR_DEVICE_FAULT ||
+		     st == M890_ERROR_DEVICE_ERROR) &&
 		    strstr(m890_get_last_error(), want))
 			ok |= 1u << EPR_KILLED;
 		printf("# rank %d, peer killed: %s: %s\n", p->rank[0],
