@@ -17,8 +17,9 @@
  * twice with identical bits; m890_ep_layout_counts() giving every
  * rank's experts; 512 experts per rank, whose count rows need several
  * metadata rounds; a capacity overflow failing with the same message at
- * every rank with no receive buffer written; one rank's refused
- * argument failing the call at every rank with nothing enqueued, after
+ * every rank with no receive buffer written; m890_ep_create() with
+ * another config at rank 0 (if some rank is in another process) and one
+ * rank's refused argument failing the call at every rank, after
  * which the communicator still works; optionally the last rank's
  * process killed before a dispatch, which the others' dispatch must
  * report as a timeout naming that rank (or, on a fabric communicator,
@@ -59,6 +60,7 @@ enum epr_check {
 	EPR_MANY_AGAIN,
 	EPR_CAPACITY,		/* the same M890_ERROR_CAPACITY everywhere */
 	EPR_UNTOUCHED,		/* ... and no receive buffer written */
+	EPR_CONFIG,		/* another config at rank 0: refused everywhere */
 	EPR_REFUSED,		/* one rank's bad argument fails every rank */
 	EPR_AFTER,		/* then a dispatch and combine work */
 	EPR_KILLED,		/* a killed peer: timeout naming it */
@@ -78,6 +80,7 @@ static const char *const epr_check_name[EPR_NCHECK] = {
 	"512 experts per rank again: identical bytes",
 	"capacity overflow: the same M890_ERROR_CAPACITY at every rank",
 	"capacity overflow: no receive buffer written",
+	"ep_create with another top_k at rank 0 fails at every rank",
 	"one rank's unregistered buffer fails the call at every rank",
 	"after the refused calls, dispatch and combine work",
 	"a killed peer: the dispatch fails (timeout or fault) naming it",
@@ -552,7 +555,38 @@ static unsigned int epr_type(struct epr_proc *p, int type, int experts,
 	return ok;
 }
 
-/* Capacity overflow, a refused argument, then a working round. */
+/*
+ * The process of rank 0 asks for top_k 2, the others for EPR_K: every
+ * process must refuse the EP object.  1 when it did (or when one
+ * process holds every rank, so no rank can differ).
+ */
+static int epr_other_config(struct epr_proc *p)
+{
+	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
+	m890_status_t st;
+	m890_ep_t ep = NULL;
+	int rank0 = 0;
+
+	if (p->m == p->n)
+		return 1;
+	for (int l = 0; l < p->m; l++)
+		rank0 |= p->rank[l] == 0;
+	cfg.max_tokens_per_rank = EPR_T;
+	cfg.hidden = EPR_H;
+	cfg.num_experts = 4u * (uint32_t)p->n;
+	cfg.top_k = rank0 ? 2 : EPR_K;
+	st = m890_ep_create(p->comm, &cfg, &ep);
+	if (st == M890_ERROR_INVALID_ARGUMENT && !ep &&
+	    strstr(m890_get_last_error(), "differs from rank"))
+		return 1;
+	printf("# other config: %s: %s\n", m890_status_string(st),
+	       m890_get_last_error());
+	if (ep)
+		m890_ep_destroy(ep);
+	return 0;
+}
+
+/* Capacity overflow, refused arguments, then a working round. */
 static unsigned int epr_refusals(struct epr_proc *p)
 {
 	m890_buffer_t recv[EPR_MAXN];
@@ -563,6 +597,7 @@ static unsigned int epr_refusals(struct epr_proc *p)
 	char want[160];
 	int good = 1, untouched = 1, rank0 = -1;
 
+	ok |= (unsigned int)epr_other_config(p) << EPR_CONFIG;
 	if (epr_ep(p, M890_TYPE_MXFP8, 4 * p->n, 5, &ep, &lo)) {
 		printf("# capacity: %s\n", m890_get_last_error());
 		return 0;
