@@ -38,10 +38,10 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "ep_ref.h"
 
 #define EPR_MAXN 64
 #define EPR_T 24
-#define EPR_H 64
 #define EPR_K 4
 #define EPR_POISON 0xa5
 /* Many experts: each rank's count row takes several metadata rounds. */
@@ -164,35 +164,7 @@ static void epr_ref_row(const struct epr_world *wd, int type,
 			const struct m890_ep_info *in, int s, int t,
 			uint8_t *row)
 {
-	const uint16_t *tok = &wd->x[s][t * EPR_H];
-
-	if (type == M890_TYPE_BF16) {
-		memcpy(row, tok, 2 * EPR_H);
-		return;
-	}
-	m890_mx_quantize_host(type, M890_TYPE_BF16, tok, EPR_H, row,
-			      row + in->elem_bytes);
-}
-
-/* Expert e's output for a received row: dequantize, scale by 1 + e/8. */
-static void epr_expert(int type, const struct m890_ep_info *in, int e,
-		       const uint8_t *row, uint16_t *y)
-{
-	float f[EPR_H];
-
-	if (type == M890_TYPE_BF16) {
-		for (int h = 0; h < EPR_H; h++) {
-			uint16_t b;
-
-			memcpy(&b, row + 2 * h, 2);
-			f[h] = m890_bf16_to_float(b);
-		}
-	} else {
-		m890_mx_dequantize_host(type, M890_TYPE_FP32, row,
-					row + in->elem_bytes, EPR_H, f);
-	}
-	for (int h = 0; h < EPR_H; h++)
-		y[h] = m890_float_to_bf16(f[h] * (1.0f + (float)e / 8.0f));
+	epr_token_row(type, in, &wd->x[s][t * EPR_H], row);
 }
 
 /*
