@@ -19,13 +19,14 @@
  * metadata rounds; a capacity overflow failing with the same message at
  * every rank with no receive buffer written; m890_ep_create() with
  * another config at rank 0 (if some rank is in another process) and one
- * rank's refused argument failing the call at every rank, after
- * which the communicator still works; optionally the last rank's
- * process killed before a dispatch, which the others' dispatch must
- * report as a timeout naming that rank (or, on a fabric communicator,
- * as the failed write to its revoked area: M890_ERROR_DEVICE_FAULT, or
- * M890_ERROR_DEVICE_ERROR across VMs, the message naming it too).  epr_fork() runs
- * one process per card and prints the TAP lines.
+ * rank's refused argument failing the call at every rank, after which
+ * the communicator still works; routing to no expert at all; optionally
+ * the last rank's process killed before a dispatch, which the others'
+ * dispatch must report as a timeout naming that rank (or, on a fabric
+ * communicator, as the failed write to its revoked area:
+ * M890_ERROR_DEVICE_FAULT, or M890_ERROR_DEVICE_ERROR across VMs, the
+ * message naming it too).  epr_fork() runs one process per card and
+ * prints the TAP lines.
  */
 #ifndef M890_TEST_EP_RANKS_H
 #define M890_TEST_EP_RANKS_H
@@ -63,6 +64,7 @@ enum epr_check {
 	EPR_CONFIG,		/* another config at rank 0: refused everywhere */
 	EPR_REFUSED,		/* one rank's bad argument fails every rank */
 	EPR_AFTER,		/* then a dispatch and combine work */
+	EPR_NONE,		/* routing to no expert at all */
 	EPR_KILLED,		/* a killed peer: timeout naming it */
 	EPR_TEARDOWN,		/* abort (if needed) and destroy */
 	EPR_NCHECK
@@ -83,6 +85,7 @@ static const char *const epr_check_name[EPR_NCHECK] = {
 	"ep_create with another top_k at rank 0 fails at every rank",
 	"one rank's unregistered buffer fails the call at every rank",
 	"after the refused calls, dispatch and combine work",
+	"routing to no expert: zero counts, nothing written, zero outputs",
 	"a killed peer: the dispatch fails (timeout or fault) naming it",
 	"tears down cleanly",
 };
@@ -102,7 +105,7 @@ static uint32_t epr_rnd(uint32_t *s)
 	return *s >> 8;
 }
 
-enum epr_routing { EPR_RANDOM, EPR_ALL_TO_0, EPR_BALANCED };
+enum epr_routing { EPR_RANDOM, EPR_ALL_TO_0, EPR_BALANCED, EPR_NO_EXPERT };
 
 static void epr_world_make(struct epr_world *wd, int n, int experts,
 			   uint32_t seed, enum epr_routing how)
@@ -139,6 +142,8 @@ static void epr_world_make(struct epr_world *wd, int n, int experts,
 					e = j == 0 ? 0 : -1;
 				else if (how == EPR_BALANCED)
 					e = j == 0 ? (i * EPR_T + t) % experts : -1;
+				else if (how == EPR_NO_EXPERT)
+					e = -1;
 				else if (epr_rnd(&s) % 5 == 0)
 					e = -1;
 				wd->idx[i][t * EPR_K + j] = e;
@@ -617,6 +622,8 @@ static unsigned int epr_refusals(struct epr_proc *p)
 		M890_ERROR_INVALID_ARGUMENT;
 	ok |= (unsigned int)good << EPR_REFUSED;
 	ok |= (unsigned int)epr_round(p, ep, lo, M890_TYPE_MXFP8) << EPR_AFTER;
+	epr_world_make(&epr_wd, p->n, 4 * p->n, 80, EPR_NO_EXPERT);
+	ok |= (unsigned int)epr_round(p, ep, lo, M890_TYPE_MXFP8) << EPR_NONE;
 	epr_ep_free(ep, lo);
 	return ok;
 }
