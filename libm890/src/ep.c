@@ -45,7 +45,9 @@
  * and expert outputs are reached through the windows of their
  * registrations (m890_comm_reg_peer()).  After the round the processes
  * are committed: a local failure from then on is made sticky, and the
- * peers' waits for this rank time out naming it.
+ * peers' waits for this rank time out naming it.  With every rank in
+ * this process (m890_comm_create) the round is a plain copy and a local
+ * failure returns at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,7 +722,7 @@ struct ep_ctx {
 	uint64_t *va;	/* [nlocal * n]: rank j's recv or expert_out */
 };
 
-/* The VA on local index @l's card of rank @j's buffer, from @c->va. */
+/* The VA on (local) rank @i's card of rank @j's buffer, from @c->va. */
 static uint64_t ctx_va(struct ep_ctx *c, int i, int j)
 {
 	int l = m890_comm_local_index(c->ep->comm, i);
@@ -822,8 +824,8 @@ static m890_status_t ep_exchange(struct m890_ep *ep,
 
 /*
  * After the metadata round every process goes on, so a local failure
- * from here leaves the peers waiting: make it the communicator's sticky
- * error (its message then names this rank to the peers' timeouts).
+ * from here leaves the peers waiting (until their waits for this rank
+ * time out naming it): make it the communicator's sticky error.
  */
 static m890_status_t ep_sticky(struct m890_ep *ep, m890_status_t st,
 			       const char *what)
