@@ -1130,7 +1130,10 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
  * at every rank with nothing enqueued.  m890_ep_combine() exchanges only
  * a status and the registration of @expert_out (16 bytes per rank), and
  * m890_ep_create() the configuration, which must be the same at every
- * rank.  Everything else - the index lists, quantization, the transfers,
+ * rank.  A call refused before its round (an invalid handle, a NULL
+ * array, a layout of another EP object or without a dispatch, the
+ * communicator's sticky error) does not take part in it: the peers'
+ * calls then time out naming this rank.  Everything else - the index lists, quantization, the transfers,
  * the sums - is computed by each process for its own ranks and runs on
  * the cards as above.  With every rank in one process there is no round.
  *
