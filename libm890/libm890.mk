@@ -92,7 +92,20 @@ LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
 libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test \
-	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test
+	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test \
+	$(M890_BUILD)/unit/comm_meta_test $(M890_BUILD)/unit-san/comm_meta_test
+
+# The records of the collective metadata exchange and the collectives' checks.
+LIBM890_META_SRCS := tests/unit/comm_meta_test.c libm890/src/comm_meta.c \
+	libm890/src/coll_check.c
+
+$(M890_BUILD)/unit/comm_meta_test: $(LIBM890_META_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) -o $@ $(LIBM890_META_SRCS)
+
+$(M890_BUILD)/unit-san/comm_meta_test: $(LIBM890_META_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_META_SRCS)
 
 # The process bootstrap of communicators, with real processes and sockets.
 LIBM890_BOOT_SRCS := tests/unit/boot_test.c libm890/src/bootstrap.c \
@@ -111,6 +124,8 @@ libm890-unit: libm890-unit-build
 	$(M890_BUILD)/unit-san/mx_lib_test
 	$(M890_BUILD)/unit/boot_test
 	$(M890_BUILD)/unit-san/boot_test
+	$(M890_BUILD)/unit/comm_meta_test
+	$(M890_BUILD)/unit-san/comm_meta_test
 
 $(M890_BUILD)/unit/mx_lib_test: $(LIBM890_UNIT_DEPS)
 	@mkdir -p $(@D)

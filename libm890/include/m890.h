@@ -714,12 +714,19 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  *          (SCM_RIGHTS) and each imports its peers' as windows.
  * @config, @comm: as m890_comm_create().
  *
- * Such a communicator runs the per-rank calls (m890_comm_register(),
- * m890_alltoall_rank()); the calls that take every rank's objects refuse
- * it (M890_ERROR_INVALID_ARGUMENT).  m890_comm_synchronize() takes a
+ * Such a communicator runs m890_comm_register(), then m890_alltoall(),
+ * m890_alltoallv() and m890_group_sendrecv() with arrays of one entry
+ * (this rank's; m890_alltoall_rank() is the one-entry form of
+ * m890_alltoall()); each collective first agrees with the peers on every
+ * rank's arguments through the cards (see "Collectives on per-rank
+ * communicators" below).  So do the EP calls (m890_ep_create() and
+ * the calls on its object, one entry per array; see "Expert
+ * parallelism").  m890_comm_synchronize() takes a
  * pointer to this rank's one stream; m890_comm_abort() also releases the
- * peers waiting for this rank.  Errors: as m890_comm_create(), and
- * M890_ERROR_TIMEOUT when the ranks did not all meet in time.
+ * peers waiting for this rank.  The communicator uses one more hardware
+ * queue of the card (its control stream).  Errors: as
+ * m890_comm_create(), and M890_ERROR_TIMEOUT when the ranks did not all
+ * meet in time.
  */
 m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
 				    const char *bootstrap_path,
@@ -779,11 +786,16 @@ struct m890_comm_fabric_config {
  * completion of each collective are SIGNAL/WAIT packets on the
  * semaphores through those windows, as for the other communicators.
  *
- * Such a communicator runs the per-rank calls: m890_comm_register() of
- * each local rank's receive buffers (exported under keys derived from the
- * communicator id, the rank and the registration's number), then
- * m890_alltoall_local() (m890_alltoall_rank() with one local rank), and
- * m890_comm_synchronize() with the local ranks' streams.  A peer that
+ * Such a communicator runs m890_comm_register() of each local rank's
+ * receive buffers (exported under keys derived from the communicator id,
+ * the rank and the registration's number), then m890_alltoall(),
+ * m890_alltoallv() and m890_group_sendrecv() with arrays of one entry per
+ * local rank in the order of @fabric->devices (m890_alltoall_local() and,
+ * with one local rank, m890_alltoall_rank() are other names of
+ * m890_alltoall()), and m890_comm_synchronize() with the local ranks'
+ * streams, and the EP calls with the same arrays (see "Expert
+ * parallelism").  Each local rank uses one more
+ * hardware queue of its card (its control stream).  A peer that
  * dies or leaves makes the waits for it time out, or its writes fault
  * (M890_ERROR_DEVICE_FAULT): either way the message of
  * m890_comm_synchronize() names the rank and its fabric id.
@@ -814,8 +826,11 @@ m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
  * On a fabric communicator the buffer's device names the local rank; the
  * call only exports it, and the windows on the peers' buffers of the same
  * registration number are opened by the first collective that uses it
- * (waiting for the peers up to the timeout).  The buffer must stay
- * allocated until m890_comm_destroy().  Errors:
+ * (waiting for the peers up to the timeout).  The k-th registration of
+ * a rank is paired with the k-th of every peer: a collective names its
+ * receive buffer to the peers by that number, so a peer may register a
+ * buffer of another size (bounds are checked against each peer's own).
+ * The buffer must stay allocated until m890_comm_destroy().  Errors:
  * M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
  * host buffer, a peer that failed to register), M890_ERROR_TIMEOUT (a
  * peer did not take part), import errors.
@@ -823,17 +838,16 @@ m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
 m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
 
 /**
- * m890_alltoall_rank() - this rank's part of an all-to-all on a
- * m890_comm_create_rank() communicator: sends bytes
- * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbuf to rank j,
- * which receives them at offset rank * @bytes_per_peer of its registered
- * receive buffer.  Every rank must pass the same @bytes_per_peer: the
- * sizes are checked against every peer's registered buffer (a write past
- * a peer's buffer is refused), but a rank that passes another size gets
- * wrong data, not an error.  The protocol and the completion are those
- * of m890_alltoallv().  Errors: M890_ERROR_INVALID_ARGUMENT (in place,
- * @recvbuf not registered, sizes past a buffer, a communicator with
- * every rank local), M890_ERROR_DEVICE_MISMATCH, sticky errors.
+ * m890_alltoall_rank() - m890_alltoall() on a communicator of which this
+ * process holds one rank, with that rank's buffers and stream: sends
+ * bytes [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbuf to
+ * rank j, which receives them at offset rank * @bytes_per_peer of its
+ * registered receive buffer.  Every rank must pass the same
+ * @bytes_per_peer: otherwise every rank fails with
+ * M890_ERROR_INVALID_ARGUMENT naming rank 0's and the first other size.
+ * Errors: those of m890_alltoall(), and M890_ERROR_INVALID_ARGUMENT for a
+ * communicator of which this process holds several ranks or every rank
+ * (only this process then fails: use m890_alltoall()).
  */
 m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
 				 m890_buffer_t recvbuf,
@@ -841,15 +855,12 @@ m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
 				 m890_stream_t stream);
 
 /**
- * m890_alltoall_local() - the part of an all-to-all of every rank this
- * process holds (a m890_comm_create_rank() or m890_comm_create_fabric()
- * communicator): m890_alltoall_rank() for each local rank at once, one
- * collective.  @sendbufs, @recvbufs (registered) and @streams have one
- * entry per local rank, in the order of the fabric config's devices (one
- * entry for m890_comm_create_rank()).  Opens the windows on the peers'
- * registered buffers first if needed (M890_ERROR_TIMEOUT naming the rank
- * and fabric id of a peer that did not register in time; nothing is
- * enqueued then).  Errors: as m890_alltoall_rank().
+ * m890_alltoall_local() - m890_alltoall() on a m890_comm_create_rank() or
+ * m890_comm_create_fabric() communicator (kept for existing callers):
+ * @sendbufs, @recvbufs (registered) and @streams have one entry per
+ * local rank, in the order of the fabric config's devices (one entry
+ * for m890_comm_create_rank()).  Errors: those of m890_alltoall(), and
+ * M890_ERROR_INVALID_ARGUMENT on a m890_comm_create() communicator.
  */
 m890_status_t m890_alltoall_local(m890_comm_t comm, const m890_buffer_t *sendbufs,
 				  const m890_buffer_t *recvbufs,
@@ -888,10 +899,49 @@ m890_status_t m890_comm_get_async_error(m890_comm_t comm,
 					m890_status_t *error);
 
 /**
+ * DOC: Collectives on per-rank communicators
+ *
+ * m890_alltoall(), m890_alltoallv() and m890_group_sendrecv() work on
+ * every kind of communicator.  Their arrays (buffers, streams, rows of
+ * counts and displacements) have one entry or row per rank that this
+ * process holds, in local order: every rank in rank order for
+ * m890_comm_create(), this rank for m890_comm_create_rank(), the fabric
+ * config's devices for m890_comm_create_fabric().  On the two per-rank
+ * kinds every rank of every process must make the same call, and receive
+ * buffers must be registered (m890_comm_register()).
+ *
+ * Before anything is enqueued, each process sends its ranks' arguments
+ * (rows, operations, buffer sizes, registration numbers, and the outcome
+ * of its local checks) to every other through the cards -- the control
+ * stream of each rank copies a record into every peer's semaphore area
+ * through the windows (Documentation/architecture.rst, "Collective
+ * metadata exchange") -- and every process runs the same checks on the
+ * same records.  So a mismatch anywhere (counts that disagree, a range
+ * past a peer's registered buffer, unmatched sends, another
+ * @bytes_per_peer, a rank that refused its own arguments, a rank that
+ * called another collective) fails at every rank with the same status and
+ * a message naming the ranks, and nothing is enqueued anywhere.  The call
+ * therefore blocks until every rank has made it, up to the
+ * communicator's timeout: then it fails with M890_ERROR_TIMEOUT naming
+ * the ranks not seen (and their fabric ids), or with
+ * M890_ERROR_DEVICE_FAULT when writing into a dead peer's revoked window
+ * faulted, and the error is sticky (m890_comm_abort() releases the
+ * waits).  The data then moves as described at m890_alltoallv().
+ */
+
+/**
  * m890_alltoall() - enqueue an all-to-all: rank i sends bytes
- * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of @sendbufs[i] to
- * rank j, which receives them at offset i * @bytes_per_peer of
- * @recvbufs[j].  Same as m890_alltoallv() with equal counts.
+ * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of its send buffer to
+ * rank j, which receives them at offset i * @bytes_per_peer of its
+ * receive buffer.  Same as m890_alltoallv() with equal counts.
+ * @sendbufs, @recvbufs, @streams: one per rank of this process, in local
+ *     order (see "Collectives on per-rank communicators").
+ * @bytes_per_peer: the same at every rank; on a per-rank communicator a
+ *     rank that passes another size makes every rank fail with
+ *     M890_ERROR_INVALID_ARGUMENT naming rank 0's size and the first
+ *     other one.
+ * Errors: those of m890_alltoallv(); @bytes_per_peer times n overflowing
+ * 64 bits is M890_ERROR_INVALID_ARGUMENT.
  */
 m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			    const m890_buffer_t *recvbufs,
@@ -900,16 +950,20 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
 
 /**
  * m890_alltoallv() - enqueue an all-to-all with per-pair sizes.
- * @sendbufs, @recvbufs, @streams: arrays of n, rank i's buffer or stream,
- *     all of device i.  Receive buffers are HBM (peers write them through
- *     the fabric); send buffers are HBM or host memory.  A rank's send
- *     and receive buffer must differ (in place is refused).
- * @sendcounts, @sdispls: n * n bytes and offsets, row-major by sender:
- *     rank i sends @sendcounts[i * n + j] bytes from offset
- *     @sdispls[i * n + j] of @sendbufs[i] to rank j.
- * @recvcounts, @rdispls: n * n, row-major by receiver: rank j receives
- *     @recvcounts[j * n + i] bytes from rank i at offset
- *     @rdispls[j * n + i] of @recvbufs[j].  Counts of 0 are legal.
+ * @sendbufs, @recvbufs, @streams: arrays of m, the number of ranks this
+ *     process holds (n for m890_comm_create()): entry l is local rank
+ *     l's buffer or stream, all of its device.  Receive buffers are HBM
+ *     (peers write them through the fabric) and, on a per-rank
+ *     communicator, registered; send buffers are HBM or host memory.  A
+ *     rank's send and receive buffer must differ (in place is refused).
+ * @sendcounts, @sdispls: m * n bytes and offsets (64-bit), row l for
+ *     local rank l: it sends @sendcounts[l * n + j] bytes from offset
+ *     @sdispls[l * n + j] of @sendbufs[l] to rank j.
+ * @recvcounts, @rdispls: m * n, row l for local rank l: it receives
+ *     @recvcounts[l * n + i] bytes from rank i at offset
+ *     @rdispls[l * n + i] of @recvbufs[l].  Counts of 0 are legal.
+ *     For m890_comm_create() l is the rank: rows are row-major by
+ *     sender and by receiver over all n ranks.
  *
  * Each rank's stream first tells every peer that it reached the
  * collective (so its earlier work on its receive buffer is done), then
@@ -922,12 +976,15 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * streams' own synchronization waits for it.  Receive buffers stay
  * imported by the peers (cached) until m890_comm_destroy().
  *
- * Errors (nothing is enqueued): the sticky communicator error;
- * M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers, a
- * range past a buffer, or a count mismatch (@sendcounts[i * n + j] !=
- * @recvcounts[j * n + i]), the message naming both ranks;
+ * Errors (nothing is enqueued, at any rank; on per-rank communicators
+ * every rank gets the same status and message): the sticky communicator
+ * error; M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers,
+ * an unregistered receive buffer, a range past a buffer (the peer's
+ * registered size), or a count mismatch (rank i sends to j a count
+ * other than the one j expects from i), the message naming both ranks;
  * M890_ERROR_DEVICE_MISMATCH for a buffer or stream of the wrong card;
- * the streams' sticky errors.
+ * the streams' sticky errors; those of the exchange (see "Collectives on
+ * per-rank communicators").
  */
 m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const uint64_t *sendcounts,
@@ -946,11 +1003,13 @@ enum m890_p2p_kind {
 /**
  * struct m890_p2p - one send or receive of a grouped batch.
  * @kind: enum m890_p2p_kind.
- * @rank: the rank doing it; @peer: the other rank (may equal @rank).
+ * @rank: the rank doing it, one of this process's; @peer: the other
+ *        rank (may equal @rank).
  * @reserved: 0.
  * @buffer: @rank's buffer: the source of a send (HBM or host), the
  *          destination of a receive (HBM, peers write it through the
- *          fabric).
+ *          fabric; registered on a per-rank communicator unless @peer
+ *          is @rank).
  * @offset, @bytes: the range in @buffer; 0 bytes is legal.
  */
 struct m890_p2p {
@@ -970,13 +1029,19 @@ struct m890_p2p {
  * order of @ops; their sizes must be equal.  Transfers run as all-to-all
  * blocks do (direct writes into the receiver's buffer, rotated, chunked,
  * signalled); every rank takes part, with or without operations.
- * @ops: @count operations in any order.  @streams: n, rank i's stream.
- * Errors (nothing enqueued): M890_ERROR_INVALID_ARGUMENT for a send or a
+ * @ops: @count operations of this process's ranks in any order (the
+ *        order of one rank's operations with one peer is their matching
+ *        order).  @streams: one per rank of this process, in local order.
+ * On a per-rank communicator each process passes its ranks' operations;
+ * the matching runs on every rank's operations, gathered through the
+ * cards (see "Collectives on per-rank communicators").
+ * Errors (nothing enqueued at any rank; the same at every rank of a
+ * per-rank communicator): M890_ERROR_INVALID_ARGUMENT for a send or a
  * receive without its match or with another size (the message names
- * both ranks), a bad kind or rank, reserved not 0, a range past its
- * buffer, a host receive buffer, a receive range that overlaps another
- * receive's or a send's (in place is refused);
- * M890_ERROR_DEVICE_MISMATCH; the sticky errors.
+ * both ranks), a bad kind or rank, a rank of another process, reserved
+ * not 0, a range past its buffer, a host or unregistered receive buffer,
+ * a receive range that overlaps another receive's or a send's (in place
+ * is refused); M890_ERROR_DEVICE_MISMATCH; the sticky errors.
  */
 m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
 				  size_t count, const m890_stream_t *streams);
@@ -1002,8 +1067,20 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
 
 /*
  * An EP object runs the token dispatch and combine of a mixture-of-experts
- * layer over a communicator of n ranks (one card each).  Expert e lives on
- * rank e / L, as local expert e % L, with L = num_experts / n.
+ * layer over a communicator of n ranks (one card each), of any kind: every
+ * rank in this process (m890_comm_create()), one process per card
+ * (m890_comm_create_rank()) or cards in several processes or VMs
+ * (m890_comm_create_fabric()).  Expert e lives on rank e / L, as local
+ * expert e % L, with L = num_experts / n.
+ *
+ * Arrays of the calls have one entry per rank this process holds, in
+ * local order: rank order for m890_comm_create(), the one rank for
+ * m890_comm_create_rank(), the order of the fabric config's devices for
+ * m890_comm_create_fabric().  On the last two ("per-rank" communicators)
+ * every call below that takes the EP object is collective: every process
+ * calls it, in the same order, and the receive and expert output buffers
+ * the peers reach must be registered with m890_comm_register() (any
+ * registration number: each rank tells the others its own).
  *
  * Shapes and units, per rank (T = max_tokens_per_rank, H = hidden,
  * C = expert capacity, k = top_k):
@@ -1037,6 +1114,28 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
  * the index lists and counts are put in host memory the cards read by DMA,
  * and each card copies its counts into @counts.  Capacity is therefore
  * checked before anything is enqueued.
+ *
+ * Host metadata round (per-rank communicators): a rank's slots depend on
+ * how many rows every rank sends to each expert, which only the other
+ * processes know.  So m890_ep_dispatch() first exchanges one record per
+ * rank between the processes (its status, token count, registration of
+ * @recv and its row count per expert: 16 + 4 * num_experts bytes), the
+ * counterpart of DeepEP's notify step in its normal mode; the records
+ * move through the cards (SIGNAL/WAIT and COPY through the communicator's
+ * windows; there is no network) and the call blocks until every rank's
+ * record arrived, up to the communicator's timeout.  Every process then
+ * holds the same n x num_experts count matrix: the capacity check gives
+ * the same verdict at every rank, m890_ep_layout_counts() the counts of
+ * every expert, and a rank whose own checks failed makes the call fail
+ * at every rank with nothing enqueued.  m890_ep_combine() exchanges only
+ * a status and the registration of @expert_out (16 bytes per rank), and
+ * m890_ep_create() the configuration, which must be the same at every
+ * rank.  A call refused before its round (an invalid handle, a NULL
+ * array, a layout of another EP object or without a dispatch, the
+ * communicator's sticky error) does not take part in it: the peers'
+ * calls then time out naming this rank.  Everything else - the index lists, quantization, the transfers,
+ * the sums - is computed by each process for its own ranks and runs on
+ * the cards as above.  With every rank in one process there is no round.
  *
  * Determinism: the slots depend only on the routing, the transfers of
  * different sources never overlap, and REDUCE sums in a fixed order, so
@@ -1110,12 +1209,15 @@ struct m890_ep_info {
 
 /**
  * m890_ep_create() - an EP object over @comm with the shape @config.
- * Allocates per card the HBM scratch (packed rows, send rows, fetched
- * expert outputs) and a host area for the routing layout.  The
- * communicator must outlive the object.
+ * Allocates per local card the HBM scratch (packed rows, send rows,
+ * fetched expert outputs) and a host area for the routing layout.  The
+ * communicator must outlive the object.  Collective on a per-rank
+ * communicator: every process passes the same @config.
  * Errors: M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
- * multiple of the ranks), M890_ERROR_OUT_OF_DEVICE_MEMORY, the
- * communicator's sticky error.
+ * multiple of the ranks, a rank whose config differs or whose creation
+ * failed, named), M890_ERROR_OUT_OF_DEVICE_MEMORY, M890_ERROR_TIMEOUT
+ * naming the ranks that did not take part, the communicator's sticky
+ * error.
  */
 m890_status_t m890_ep_create(m890_comm_t comm,
 			     const struct m890_ep_config *config,
@@ -1140,30 +1242,37 @@ m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
 /**
  * m890_ep_layout_counts() - host copy of the per-expert counts of the
  * layout's last dispatch: @counts receives num_experts uint32, expert e
- * at index e (global numbering).  M890_ERROR_INVALID_ARGUMENT before the
- * first dispatch.
+ * at index e (global numbering), every rank's experts also on a per-rank
+ * communicator.  M890_ERROR_INVALID_ARGUMENT before the first dispatch.
  */
 m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
 				    uint32_t *counts);
 
 /**
- * m890_ep_dispatch() - enqueue the dispatch of every rank's tokens.
- * Arrays have one entry per rank (rank i's objects are on card i).
+ * m890_ep_dispatch() - enqueue the dispatch of the local ranks' tokens.
+ * Arrays have one entry per local rank (see above; local rank l's
+ * objects are on its card).
  * @layout: filled with this dispatch's routing; pass it to the combine.
- * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank.
- * @topk_idx, @topk_w: host arrays of num_tokens[i] * k.
- * @recv, @counts: the outputs (see above).
- * @streams: rank i's stream.
+ * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank; the
+ *     ranks' counts may differ.
+ * @topk_idx, @topk_w: host arrays of num_tokens[l] * k.
+ * @recv, @counts: the outputs (see above); on a per-rank communicator
+ *     each @recv registered.
+ * @streams: local rank l's stream.
  *
- * The call returns once the work is enqueued; m890_comm_synchronize() (or
- * the streams) waits for it.  @x must not change and @recv must not be
- * read until then.  Errors (nothing enqueued): M890_ERROR_CAPACITY when an
+ * On a per-rank communicator the call first runs the metadata round (see
+ * above) and blocks until every rank joined it.  It returns once the work
+ * is enqueued; m890_comm_synchronize() (or the streams) waits for it.
+ * @x must not change and @recv must not be read until then.  Errors
+ * (nothing enqueued, at every rank alike): M890_ERROR_CAPACITY when an
  * expert would receive more than C rows (the message names the expert,
  * its count and C); M890_ERROR_INVALID_ARGUMENT for NULL arrays, token
  * counts above T, expert ids out of range or repeated within a token,
- * buffers smaller than the sizes of m890_ep_get_info(), host buffers;
- * M890_ERROR_DEVICE_MISMATCH; the communicator's and streams' sticky
- * errors.
+ * buffers smaller than the sizes of m890_ep_get_info(), host buffers, a
+ * @recv not registered (at the other ranks: "rank N refused the call");
+ * M890_ERROR_DEVICE_MISMATCH; M890_ERROR_TIMEOUT (sticky) naming the
+ * ranks whose record did not arrive; the communicator's and streams'
+ * sticky errors.
  */
 m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
 			       const m890_buffer_t *x,
@@ -1177,10 +1286,11 @@ m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
 /**
  * m890_ep_combine() - enqueue the combine of @layout's dispatch: each
  * token's owner fetches the expert outputs of its token from
- * @expert_out (on the experts' ranks) and writes the weighted sum to
- * @out.  @expert_out must not change until the work has completed.
- * Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT when @layout
- * holds no dispatch of @ep.
+ * @expert_out (on the experts' ranks; registered on a per-rank
+ * communicator) and writes the weighted sum to @out.  Arrays as for
+ * m890_ep_dispatch().  @expert_out must not change until the work has
+ * completed.  Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT
+ * when @layout holds no dispatch of @ep.
  */
 m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
 			      const m890_buffer_t *expert_out,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Communicators and the exchange their collectives share: all-to-all(v),
- * grouped send/recv, the EP collectives of ep.c, and the per-rank calls of
- * a communicator whose ranks are in different processes.
+ * Communicators and the exchange their collectives share: all-to-all(v)
+ * and grouped send/recv (coll.c), the EP collectives of ep.c, on
+ * communicators whose ranks are in one process or in several.
  *
  * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
  * every peer: slot j ("ready") is set by rank j when its stream reaches a
@@ -27,6 +27,23 @@
  * that several local ranks can register one after the other).  Local and
  * remote peers go through the same path.  The collectives then run the
  * exchange below unchanged, for the ranks this process holds.
+ *
+ * Per-rank communicators also agree on each collective's arguments
+ * before enqueuing it: m890_comm_allgather_host() moves each rank's host
+ * record through the cards.  Their semaphore area is then 24n bytes of
+ * slots -- ready[n], data[n], meta[n] -- then, 64-byte aligned, a
+ * metadata region of 2 parities x n records of M890_META_SLOT bytes
+ * (sem_meta_slot()).  Round r: each local rank's control stream copies
+ * its record (header of comm_meta.c + up to M890_META_PAYLOAD bytes,
+ * staged in a mapped host BO) into slot (r & 1, me) of every rank's
+ * region, SIGNALs meta[me] = r on every peer, WAITs for every peer's
+ * meta signal (noted in progress slot 2n + j) and copies its region's n
+ * records of parity r & 1 into a mapped host BO, which the host reads
+ * once the control stream is done, waiting up to the timeout.  A rank
+ * can only start round r + 2 after every peer posted round r + 1, which
+ * each does after copying round r out: two parities never overwrite a
+ * record still to be read.  Documentation/architecture.rst ("Collective
+ * metadata exchange") has the layout table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,10 +66,16 @@ struct comm_win {
 
 struct comm_rank {
 	struct m890_device *dev;
-	unsigned int nreg;		/* buffers registered (fabric) */
-	struct m890_buffer *sem;	/* HBM, 2n slots */
-	struct m890_buffer *progress;	/* host, 2n slots, mapped */
+	unsigned int nreg;		/* buffers registered */
+	struct m890_buffer *sem;	/* HBM, see sem_bytes() */
+	struct m890_buffer *progress;	/* host, 5n slots, mapped */
 	volatile uint64_t *prog;
+	/* Per-rank communicators: the metadata exchange. */
+	struct m890_stream *ctl;	/* control stream, deferred */
+	struct m890_buffer *stage;	/* host, one record, mapped */
+	void *stage_map;
+	struct m890_buffer *gather;	/* host, n records, mapped */
+	const void *gather_map;
 	struct m890_window **sem_win;	/* [n], on rank j's sem; NULL self */
 	struct comm_win **wins;		/* [n], cached windows on rank j */
 };
@@ -86,8 +109,9 @@ struct m890_comm {
 	uint64_t chunk_bytes;	/* largest COPY of a block */
 	uint64_t epoch;
 	const char *what;	/* collective of the current epoch */
+	uint64_t meta_round;	/* metadata exchange rounds done */
 	m890_status_t error;
-	char msg[256];
+	char msg[400];
 	struct comm_rank *r;
 };
 
@@ -103,13 +127,39 @@ static bool comm_per_rank(const struct m890_comm *c)
 	return c->boot || c->fids;
 }
 
+/*
+ * Layout of a rank's HBM semaphore area (byte offsets) for @n ranks; the
+ * head comment and Documentation/architecture.rst describe it.
+ */
+static uint64_t sem_meta_sig(int n, int j)
+{
+	return 8ull * (2 * (uint64_t)n + (uint64_t)j);
+}
+
+static uint64_t sem_meta_region(int n)
+{
+	return (24ull * (uint64_t)n + 63) & ~63ull;
+}
+
+static uint64_t sem_meta_slot(int n, unsigned int parity, int j)
+{
+	return sem_meta_region(n) +
+	       ((uint64_t)parity * (uint64_t)n + (uint64_t)j) * M890_META_SLOT;
+}
+
+/* The signal slots; per-rank communicators also have the metadata region. */
+static uint64_t sem_bytes(int n, bool meta)
+{
+	return meta ? sem_meta_slot(n, 2, 0) : 16ull * (uint64_t)n;
+}
+
 /* Calls that take every rank's objects need every rank in this process. */
 m890_status_t m890_comm_need_all_local(struct m890_comm *c, const char *what)
 {
 	if (!comm_per_rank(c))
 		return M890_SUCCESS;
 	return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-			 "%s: this communicator has %d of its %d ranks in this process; use the per-rank calls (m890_alltoall_local, m890_alltoall_rank)",
+			 "%s: this communicator has %d of its %d ranks in this process; the call needs every rank in this process (m890_comm_create)",
 			 what, c->nlocal, c->n);
 }
 
@@ -169,6 +219,16 @@ static void comm_free(struct m890_comm *c)
 				m890_window_free(r->sem_win[j]);
 		free(r->sem_win);
 		free(r->wins);
+		if (r->ctl) {
+			/* Blocked in an exchange that failed: cancel, do not wait. */
+			if (c->error)
+				r->ctl->timeout_ns = 0;
+			m890_stream_destroy(r->ctl);
+		}
+		if (r->stage)
+			m890_buffer_free(r->stage);
+		if (r->gather)
+			m890_buffer_free(r->gather);
 		if (r->sem)
 			m890_buffer_free(r->sem);
 		if (r->progress)
@@ -209,10 +269,12 @@ static m890_status_t comm_zero(struct m890_comm *c)
 		st = m890_stream_create(r->dev, &s);
 		if (st)
 			return st;
-		st = m890_memset32(s, r->sem->va, 0, (uint64_t)c->n * 16);
+		/* The signal slots; metadata records carry their own round. */
+		st = m890_memset32(s, r->sem->va, 0,
+				   r->ctl ? 24ull * c->n : 16ull * c->n);
 		if (!st)
 			st = m890_memset32(s, r->progress->va, 0,
-					   (uint64_t)c->n * 16);
+					   24ull * c->n);
 		if (!st)
 			st = m890_stream_synchronize(s);
 		st2 = m890_stream_destroy(s);
@@ -272,10 +334,15 @@ static m890_status_t comm_alloc(int n, int me,
 	return M890_SUCCESS;
 }
 
-/* Rank @i's own areas on @dev: window tables, semaphores, progress. */
+/*
+ * Rank @i's own areas on @dev: window tables, semaphores, progress, and
+ * with @meta (per-rank communicators) the metadata exchange's control
+ * stream and host records.
+ */
 static m890_status_t comm_rank_init(struct m890_comm *c, int i,
-				    struct m890_device *dev)
+				    struct m890_device *dev, bool meta)
 {
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
 	struct comm_rank *r = &c->r[i];
 	m890_status_t st;
 	void *p;
@@ -285,14 +352,31 @@ static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 	r->wins = calloc(c->n, sizeof(*r->wins));
 	if (!r->sem_win || !r->wins)
 		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-	st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HBM, &r->sem);
+	st = m890_buffer_alloc(dev, sem_bytes(c->n, meta), M890_MEM_HBM, &r->sem);
 	if (!st)
-		st = m890_buffer_alloc(dev, (uint64_t)c->n * 16, M890_MEM_HOST,
+		st = m890_buffer_alloc(dev, 40ull * c->n, M890_MEM_HOST,
 				       &r->progress);
 	if (!st)
 		st = m890_buffer_map(r->progress, &p);
+	if (st)
+		return st;
+	r->prog = p;
+	if (!meta)
+		return M890_SUCCESS;
+	scfg.flags = M890_STREAM_DEFERRED;
+	scfg.timeout_ns = c->timeout_ns;
+	st = m890_stream_create_config(dev, &scfg, &r->ctl);
 	if (!st)
-		r->prog = p;
+		st = m890_buffer_alloc(dev, M890_META_SLOT, M890_MEM_HOST, &r->stage);
+	if (!st)
+		st = m890_buffer_map(r->stage, &r->stage_map);
+	if (!st)
+		st = m890_buffer_alloc(dev, (uint64_t)c->n * M890_META_SLOT,
+				       M890_MEM_HOST, &r->gather);
+	if (!st)
+		st = m890_buffer_map(r->gather, &p);
+	if (!st)
+		r->gather_map = p;
 	return st;
 }
 
@@ -322,7 +406,7 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 	if (st)
 		return st;
 	for (int i = 0; i < n; i++) {
-		st = comm_rank_init(c, i, devices[i]);
+		st = comm_rank_init(c, i, devices[i], false);
 		if (st)
 			goto fail;
 	}
@@ -564,7 +648,7 @@ m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 	}
 	c->me = c->nlocal == 1 ? c->lrank[0] : -1;
 	for (int l = 0; l < c->nlocal; l++) {
-		st = comm_rank_init(c, c->lrank[l], fabric->devices[l]);
+		st = comm_rank_init(c, c->lrank[l], fabric->devices[l], true);
 		if (st)
 			goto fail;
 	}
@@ -607,8 +691,6 @@ fail:
 
 static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
 			       int rank, const char *what);
-static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
-			       uint64_t dst, uint64_t src, uint64_t bytes);
 
 M890_EXPORT m890_status_t
 m890_comm_create_rank(m890_device_t dev, int rank, int n,
@@ -632,7 +714,7 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 	if (st)
 		return st;
 	r = &c->r[rank];
-	st = comm_rank_init(c, rank, dev);
+	st = comm_rank_init(c, rank, dev, true);
 	if (st)
 		goto fail;
 	/* Zeroed before any peer can see it: peers signal only after the
@@ -710,6 +792,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 	}
 	g->buf = buf;
 	g->rank = c->me;
+	g->index = c->r[c->me].nreg;
 	st = m890_buffer_export_dmabuf(buf, &fd);
 	/* Take part in the exchange even after a local failure (with no
 	 * descriptor), so that the peers are not left waiting. */
@@ -752,6 +835,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 		return st;
 	}
 	/* Registrations are collective: the same order on every rank. */
+	c->r[c->me].nreg++;
 	{
 		struct comm_reg **pp = &c->regs;
 
@@ -760,136 +844,6 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 		*pp = g;
 	}
 	return M890_SUCCESS;
-}
-
-struct a2a_rank_ctx {
-	struct m890_comm *c;
-	struct comm_reg *reg[COMM_MAX_RANKS];	/* by rank, local ranks only */
-	struct m890_buffer *sb[COMM_MAX_RANKS];
-	uint64_t bytes;
-};
-
-static m890_status_t a2a_rank_xfer(void *ctx, int i, int j,
-				   struct m890_stream *s)
-{
-	struct a2a_rank_ctx *a = ctx;
-	uint64_t dst = (j == i ? a->reg[i]->buf->va : a->reg[i]->win[j]->va) +
-		       (uint64_t)i * a->bytes;
-	uint64_t src = a->sb[i]->va + (uint64_t)j * a->bytes;
-
-	return comm_copy(a->c, s, dst, src, a->bytes);
-}
-
-/* Local rank @i's part of m890_alltoall_local(), checked; @a filled. */
-static m890_status_t a2a_rank_check(struct m890_comm *c, int i,
-				    struct m890_buffer *sendbuf,
-				    struct m890_buffer *recvbuf,
-				    struct m890_stream *stream,
-				    struct a2a_rank_ctx *a)
-{
-	uint64_t total = a->bytes * (uint64_t)c->n;
-	struct comm_reg *g;
-	m890_status_t st;
-
-	st = m890_check(stream, M890_OBJ_STREAM, "stream");
-	if (!st)
-		st = buf_check(c, sendbuf, i, "send buffer");
-	if (!st)
-		st = buf_check(c, recvbuf, i, "receive buffer");
-	if (st)
-		return st;
-	if (stream->dev != c->r[i].dev)
-		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
-				 "alltoall: the stream is on %s, rank %d on %s",
-				 stream->dev->node, i, c->r[i].dev->node);
-	if (stream->async_error)
-		return m890_fail(stream->async_error, "alltoall: %s",
-				 stream->async_msg);
-	if (sendbuf == recvbuf)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall: rank %d sends from its receive buffer; in-place all-to-all is not supported",
-				 i);
-	for (g = c->regs; g && (g->buf != recvbuf || g->rank != i); g = g->next)
-		;
-	if (!g)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall: rank %d's receive buffer was not registered with m890_comm_register()",
-				 i);
-	if (total > sendbuf->bytes)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall: %llu bytes to send are past rank %d's %llu-byte send buffer",
-				 (unsigned long long)total, i,
-				 (unsigned long long)sendbuf->bytes);
-	a->reg[i] = g;
-	a->sb[i] = sendbuf;
-	return M890_SUCCESS;
-}
-
-M890_EXPORT m890_status_t m890_alltoall_local(m890_comm_t c,
-					      const m890_buffer_t *sendbufs,
-					      const m890_buffer_t *recvbufs,
-					      uint64_t bytes_per_peer,
-					      const m890_stream_t *streams)
-{
-	m890_status_t st = m890_comm_usable(c);
-	struct m890_stream *gstreams[COMM_MAX_RANKS] = { 0 };
-	struct a2a_rank_ctx a;
-	uint64_t total;
-	int n;
-
-	if (st)
-		return st;
-	if (!comm_per_rank(c))
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_local: every rank is in this process; use m890_alltoall");
-	if (!sendbufs || !recvbufs || !streams)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_local: NULL array");
-	n = c->n;
-	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall: %llu bytes per peer overflow",
-				 (unsigned long long)bytes_per_peer);
-	total = bytes_per_peer * (uint64_t)n;
-	memset(&a, 0, sizeof(a));
-	a.c = c;
-	a.bytes = bytes_per_peer;
-	for (int l = 0; l < c->nlocal; l++) {
-		int i = c->lrank[l];
-
-		st = a2a_rank_check(c, i, sendbufs[l], recvbufs[l], streams[l], &a);
-		/* Windows on the peers' buffers before anything is enqueued. */
-		if (!st)
-			st = comm_reg_windows(c, a.reg[i]);
-		if (st)
-			return st;
-		for (int j = 0; j < n; j++)
-			if (total > a.reg[i]->peer_bytes[j])
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "alltoall: %llu bytes are past rank %d's %llu-byte receive buffer",
-						 (unsigned long long)total, j,
-						 (unsigned long long)a.reg[i]->peer_bytes[j]);
-		gstreams[i] = streams[l];
-	}
-	return m890_comm_exchange(c, gstreams, "all-to-all", a2a_rank_xfer, &a);
-}
-
-M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
-					     m890_buffer_t sendbuf,
-					     m890_buffer_t recvbuf,
-					     uint64_t bytes_per_peer,
-					     m890_stream_t stream)
-{
-	m890_status_t st = m890_comm_usable(c);
-
-	if (st)
-		return st;
-	if (!comm_per_rank(c) || c->nlocal != 1)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall_rank: this process has %d of the communicator's %d ranks; use %s",
-				 c->nlocal, c->n,
-				 comm_per_rank(c) ? "m890_alltoall_local" : "m890_alltoall");
-	return m890_alltoall_local(c, &sendbuf, &recvbuf, bytes_per_peer, &stream);
 }
 
 M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
@@ -917,8 +871,35 @@ M890_EXPORT m890_status_t m890_comm_get_async_error(m890_comm_t c,
 	return M890_SUCCESS;
 }
 
+/*
+ * Mark in @absent the peers that local rank @i is stuck on: in the data
+ * exchange of the current epoch the first peer, in the order its stream
+ * waits, that did not join or whose transfer did not arrive (the ones
+ * after it are only not checked yet); in the last metadata exchange
+ * every peer whose record it did not see (it already posted its own to
+ * all).  Such a peer may be gone: its windows may fault.
+ */
+static void comm_stuck_on(struct m890_comm *c, int i, bool *absent)
+{
+	int n = c->n;
+
+	for (int phase = 0; phase < 2 && c->epoch; phase++)
+		for (int k = 1; k < n; k++) {
+			int j = phase ? (i + n - k) % n : (i + k) % n;
+
+			if (c->r[i].prog[phase * n + j] < c->epoch) {
+				absent[j] = true;
+				break;
+			}
+		}
+	for (int j = 0; j < n && c->meta_round; j++)
+		if (j != i && c->r[i].prog[2 * n + j] < c->meta_round)
+			absent[j] = true;
+}
+
 M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 {
+	bool absent[COMM_MAX_RANKS] = { false };
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator"), ret;
 
 	if (st)
@@ -929,8 +910,14 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 	/*
 	 * Every wait is "slot >= epoch": the largest value releases all.
 	 * A rank in another process is released through this rank's slots
-	 * in its semaphore area.
+	 * in its semaphore area, unless a local rank is stuck waiting for it:
+	 * such a peer is likely gone, and a write into a window its exit
+	 * revoked would fault this process's context.  The local slots go
+	 * first, synchronized, so that they are released whatever happens.
 	 */
+	for (int i = 0; i < c->n; i++)
+		if (comm_local(c, i))
+			comm_stuck_on(c, i, absent);
 	for (int i = 0; i < c->n; i++) {
 		m890_stream_t s;
 
@@ -938,16 +925,23 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 			continue;
 		st = m890_stream_create(c->r[i].dev, &s);
 		if (!st) {
-			for (int k = 0; k < 2 * c->n && !st; k++)
+			/* Ready, data and (per-rank) metadata slots. */
+			for (int k = 0; k < (c->r[i].ctl ? 3 : 2) * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
+			if (!st)
+				st = m890_stream_synchronize(s);
 			for (int j = 0; j < c->n && !st; j++)
-				if (!comm_local(c, j)) {
+				if (!comm_local(c, j) && !absent[j]) {
 					st = m890_signal(s, c->r[i].sem_win[j]->va + 8ull * i,
 							 UINT64_MAX, M890_SEM_SET);
 					if (!st)
 						st = m890_signal(s, c->r[i].sem_win[j]->va +
 								 8ull * (c->n + i),
+								 UINT64_MAX, M890_SEM_SET);
+					if (!st)
+						st = m890_signal(s, c->r[i].sem_win[j]->va +
+								 sem_meta_sig(c->n, i),
 								 UINT64_MAX, M890_SEM_SET);
 				}
 			if (!st)
@@ -1023,75 +1017,6 @@ static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
 		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
 				 "alltoall: rank %d's %s is on %s, not on %s",
 				 rank, what, b->dev->node, c->r[rank].dev->node);
-	return M890_SUCCESS;
-}
-
-static m890_status_t alltoallv_check(struct m890_comm *c,
-				     struct m890_buffer *const *sb,
-				     const uint64_t *sc, const uint64_t *sd,
-				     struct m890_buffer *const *rb,
-				     const uint64_t *rc, const uint64_t *rd,
-				     struct m890_stream *const *streams)
-{
-	int n = c->n;
-	m890_status_t st;
-
-	st = m890_comm_need_all_local(c, "alltoallv");
-	if (st)
-		return st;
-	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoallv: NULL array");
-	for (int i = 0; i < n; i++) {
-		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
-		if (st)
-			return st;
-		if (streams[i]->dev != c->r[i].dev)
-			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
-					 "alltoall: rank %d's stream is on %s, not on %s",
-					 i, streams[i]->dev->node,
-					 c->r[i].dev->node);
-		if (streams[i]->async_error)
-			return m890_fail(streams[i]->async_error,
-					 "alltoall: rank %d's stream failed: %s",
-					 i, streams[i]->async_msg);
-		st = buf_check(c, sb[i], i, "send buffer");
-		if (!st)
-			st = buf_check(c, rb[i], i, "receive buffer");
-		if (st)
-			return st;
-		if (sb[i] == rb[i])
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "alltoall: rank %d sends from its receive buffer; in-place all-to-all is not supported",
-					 i);
-		if (n > 1 && !(rb[i]->flags & M890_MEM_HBM))
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "alltoall: rank %d's receive buffer is host memory; peers write it through the fabric, it must be HBM",
-					 i);
-	}
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			uint64_t s = sc[i * n + j], r = rc[j * n + i];
-			uint64_t so = sd[i * n + j], ro = rd[j * n + i];
-
-			if (s != r)
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "alltoallv: rank %d sends %llu bytes to rank %d, which expects %llu",
-						 i, (unsigned long long)s, j,
-						 (unsigned long long)r);
-			if (so > sb[i]->bytes || s > sb[i]->bytes - so)
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "alltoallv: rank %d's block for rank %d (%llu bytes at %llu) is past its %llu-byte send buffer",
-						 i, j, (unsigned long long)s,
-						 (unsigned long long)so,
-						 (unsigned long long)sb[i]->bytes);
-			if (ro > rb[j]->bytes || r > rb[j]->bytes - ro)
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "alltoallv: rank %d's slot for rank %d (%llu bytes at %llu) is past its %llu-byte receive buffer",
-						 j, i, (unsigned long long)r,
-						 (unsigned long long)ro,
-						 (unsigned long long)rb[j]->bytes);
-		}
 	return M890_SUCCESS;
 }
 
@@ -1181,9 +1106,8 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 	return M890_SUCCESS;
 }
 
-/* @bytes from @src to @dst in COPY packets of at most the chunk size. */
-static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
-			       uint64_t dst, uint64_t src, uint64_t bytes)
+m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
+			     uint64_t dst, uint64_t src, uint64_t bytes)
 {
 	m890_status_t st = M890_SUCCESS;
 
@@ -1193,333 +1117,6 @@ static m890_status_t comm_copy(struct m890_comm *c, struct m890_stream *s,
 		st = m890_memcpy(s, dst + off, src + off,
 				 left < c->chunk_bytes ? left : c->chunk_bytes);
 	}
-	return st;
-}
-
-struct a2a_ctx {
-	struct m890_comm *c;
-	struct m890_buffer *const *sb, *const *rb;
-	const uint64_t *sc, *sd, *rd;
-};
-
-/*
- * Rank i's block for rank j, in COPY packets of at most the
- * communicator's chunk size, so no single packet holds the card's engine
- * for long and the switch sees bounded transfers.
- */
-static m890_status_t a2a_xfer(void *ctx, int i, int j, struct m890_stream *s)
-{
-	struct a2a_ctx *a = ctx;
-	struct m890_comm *c = a->c;
-	int n = c->n;
-	uint64_t bytes = a->sc[i * n + j], src = a->sb[i]->va + a->sd[i * n + j];
-	uint64_t dst;
-	m890_status_t st;
-
-	if (!bytes)
-		return M890_SUCCESS;
-	if (j == i) {
-		dst = a->rb[i]->va;
-	} else {
-		st = comm_window(&c->r[i], j, a->rb[j], &dst);
-		if (st)
-			return st;
-	}
-	return comm_copy(c, s, dst + a->rd[j * n + i], src, bytes);
-}
-
-M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
-					 const m890_buffer_t *sb,
-					 const uint64_t *sc, const uint64_t *sd,
-					 const m890_buffer_t *rb,
-					 const uint64_t *rc, const uint64_t *rd,
-					 const m890_stream_t *streams)
-{
-	m890_status_t st = m890_comm_usable(c);
-	struct a2a_ctx a;
-	uint64_t va;
-	int n;
-
-	if (st)
-		return st;
-	n = c->n;
-	st = alltoallv_check(c, sb, sc, sd, rb, rc, rd, streams);
-	if (st)
-		return st;
-	/* Import every window first: a failure then enqueues nothing. */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			if (j != i && sc[i * n + j]) {
-				st = comm_window(&c->r[i], j, rb[j], &va);
-				if (st)
-					return st;
-			}
-	a.c = c;
-	a.sb = sb;
-	a.rb = rb;
-	a.sc = sc;
-	a.sd = sd;
-	a.rd = rd;
-	return m890_comm_exchange(c, streams, "all-to-all", a2a_xfer, &a);
-}
-
-M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
-					const m890_buffer_t *sendbufs,
-					const m890_buffer_t *recvbufs,
-					uint64_t bytes_per_peer,
-					const m890_stream_t *streams)
-{
-	m890_status_t st = m890_comm_usable(c);
-	uint64_t *v;
-	int n;
-
-	if (st)
-		return st;
-	n = c->n;
-	if (bytes_per_peer && (uint64_t)n > UINT64_MAX / bytes_per_peer)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "alltoall: %llu bytes per peer overflow",
-				 (unsigned long long)bytes_per_peer);
-	v = malloc(sizeof(*v) * 2 * (size_t)n * (size_t)n);
-	if (!v)
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "alltoall: out of memory");
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			v[i * n + j] = bytes_per_peer;
-			v[n * n + i * n + j] = (uint64_t)j * bytes_per_peer;
-		}
-	st = m890_alltoallv(c, sendbufs, v, v + n * n, recvbufs, v,
-			    v + n * n, streams);
-	free(v);
-	return st;
-}
-
-/* ---- grouped send/recv ---- */
-
-struct p2p_range {
-	const struct m890_buffer *buf;
-	uint64_t off, end;
-	bool recv;
-	int rank;
-};
-
-static int range_cmp(const void *a, const void *b)
-{
-	const struct p2p_range *x = a, *y = b;
-
-	if (x->buf != y->buf)
-		return (uintptr_t)x->buf < (uintptr_t)y->buf ? -1 : 1;
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	return 0;
-}
-
-/* No receive range may overlap another receive's or a send's. */
-static m890_status_t group_overlap(const struct m890_p2p *ops, size_t count)
-{
-	struct p2p_range *v = calloc(count ? count : 1, sizeof(*v));
-	uint64_t any_end = 0, recv_end = 0;
-	const struct m890_buffer *cur = NULL;
-	m890_status_t st = M890_SUCCESS;
-	size_t m = 0;
-
-	if (!v)
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "group_sendrecv: out of memory");
-	for (size_t k = 0; k < count; k++)
-		if (ops[k].bytes)
-			v[m++] = (struct p2p_range){ ops[k].buffer, ops[k].offset,
-						     ops[k].offset + ops[k].bytes,
-						     ops[k].kind == M890_P2P_RECV,
-						     ops[k].rank };
-	qsort(v, m, sizeof(*v), range_cmp);
-	for (size_t k = 0; k < m && !st; k++) {
-		if (v[k].buf != cur) {
-			cur = v[k].buf;
-			any_end = recv_end = 0;
-		}
-		if (v[k].off < (v[k].recv ? any_end : recv_end))
-			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				       "group_sendrecv: rank %d's receive range overlaps another transfer's range at offset %llu of the same buffer (in place is not supported)",
-				       v[k].rank, (unsigned long long)v[k].off);
-		if (v[k].end > any_end)
-			any_end = v[k].end;
-		if (v[k].recv && v[k].end > recv_end)
-			recv_end = v[k].end;
-	}
-	free(v);
-	return st;
-}
-
-struct group_ctx {
-	struct m890_comm *c;
-	const struct m890_p2p **send, **recv;	/* matched, by pair */
-	size_t *first;				/* [n * n + 1] */
-};
-
-static m890_status_t group_xfer(void *ctx, int i, int j, struct m890_stream *s)
-{
-	struct group_ctx *g = ctx;
-	struct m890_comm *c = g->c;
-	m890_status_t st = M890_SUCCESS;
-
-	for (size_t k = g->first[i * c->n + j];
-	     k < g->first[i * c->n + j + 1] && !st; k++) {
-		const struct m890_p2p *snd = g->send[k], *rcv = g->recv[k];
-		uint64_t dst, src = snd->buffer->va + snd->offset;
-
-		if (!snd->bytes)
-			continue;
-		st = m890_comm_peer_va(c, i, j, rcv->buffer, &dst);
-		if (!st)
-			st = comm_copy(c, s, dst + rcv->offset, src, snd->bytes);
-	}
-	return st;
-}
-
-static m890_status_t group_check_op(struct m890_comm *c,
-				    const struct m890_p2p *op, size_t k)
-{
-	const char *what = op->kind == M890_P2P_RECV ? "receive" : "send";
-	m890_status_t st;
-
-	if ((op->kind != M890_P2P_SEND && op->kind != M890_P2P_RECV) ||
-	    op->reserved || op->rank < 0 || op->rank >= c->n || op->peer < 0 ||
-	    op->peer >= c->n)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "group_sendrecv: operation %zu: kind %u, rank %d, peer %d or reserved field invalid",
-				 k, op->kind, op->rank, op->peer);
-	st = buf_check(c, op->buffer, op->rank,
-		       op->kind == M890_P2P_RECV ? "receive buffer" : "send buffer");
-	if (st)
-		return st;
-	if (op->offset > op->buffer->bytes ||
-	    op->bytes > op->buffer->bytes - op->offset)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "group_sendrecv: rank %d's %s of %llu bytes at %llu is past its %llu-byte buffer",
-				 op->rank, what, (unsigned long long)op->bytes,
-				 (unsigned long long)op->offset,
-				 (unsigned long long)op->buffer->bytes);
-	if (op->kind == M890_P2P_RECV && op->peer != op->rank &&
-	    !(op->buffer->flags & M890_MEM_HBM))
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "group_sendrecv: rank %d receives from rank %d into host memory; peers write through the fabric, it must be HBM",
-				 op->rank, op->peer);
-	return M890_SUCCESS;
-}
-
-M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
-					      const struct m890_p2p *ops,
-					      size_t count,
-					      const m890_stream_t *streams)
-{
-	m890_status_t st = m890_comm_usable(c);
-	size_t *nsend = NULL, *nrecv = NULL, *fill = NULL, pairs;
-	struct group_ctx g = { .c = c };
-	int n;
-
-	if (st)
-		return st;
-	st = m890_comm_need_all_local(c, "group_sendrecv");
-	if (st)
-		return st;
-	n = c->n;
-	if ((count && !ops) || !streams)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "group_sendrecv: NULL operations or streams");
-	for (int i = 0; i < n; i++) {
-		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
-		if (st)
-			return st;
-		if (streams[i]->dev != c->r[i].dev)
-			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
-					 "group_sendrecv: rank %d's stream is on %s, not on %s",
-					 i, streams[i]->dev->node, c->r[i].dev->node);
-		if (streams[i]->async_error)
-			return m890_fail(streams[i]->async_error,
-					 "group_sendrecv: rank %d's stream failed: %s",
-					 i, streams[i]->async_msg);
-	}
-	for (size_t k = 0; k < count; k++) {
-		st = group_check_op(c, &ops[k], k);
-		if (st)
-			return st;
-	}
-	st = group_overlap(ops, count);
-	if (st)
-		return st;
-	pairs = (size_t)n * (size_t)n;
-	nsend = calloc(pairs, sizeof(*nsend));
-	nrecv = calloc(pairs, sizeof(*nrecv));
-	fill = calloc(pairs, sizeof(*fill));
-	g.first = calloc(pairs + 1, sizeof(*g.first));
-	g.send = calloc(count ? count : 1, sizeof(*g.send));
-	g.recv = calloc(count ? count : 1, sizeof(*g.recv));
-	if (!nsend || !nrecv || !fill || !g.first || !g.send || !g.recv) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-			       "group_sendrecv: out of memory");
-		goto out;
-	}
-	/* Pair (i, j) is "i sends to j": a send of i to j, a receive of j
-	 * from i. */
-	for (size_t k = 0; k < count; k++) {
-		if (ops[k].kind == M890_P2P_SEND)
-			nsend[ops[k].rank * n + ops[k].peer]++;
-		else
-			nrecv[ops[k].peer * n + ops[k].rank]++;
-	}
-	for (size_t p = 0; p < pairs; p++) {
-		if (nsend[p] != nrecv[p]) {
-			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				       "group_sendrecv: rank %zu posts %zu send(s) to rank %zu, which posts %zu receive(s) from it",
-				       p / n, nsend[p], p % n, nrecv[p]);
-			goto out;
-		}
-		g.first[p + 1] = g.first[p] + nsend[p];
-	}
-	memset(nrecv, 0, pairs * sizeof(*nrecv));
-	for (size_t k = 0; k < count; k++) {
-		const struct m890_p2p *op = &ops[k];
-
-		if (op->kind == M890_P2P_SEND) {
-			size_t p = (size_t)op->rank * n + op->peer;
-
-			g.send[g.first[p] + fill[p]++] = op;
-		} else {
-			size_t p = (size_t)op->peer * n + op->rank;
-
-			g.recv[g.first[p] + nrecv[p]++] = op;
-		}
-	}
-	for (size_t p = 0; p < pairs; p++)
-		for (size_t k = g.first[p]; k < g.first[p + 1]; k++) {
-			uint64_t va;
-
-			if (g.send[k]->bytes != g.recv[k]->bytes) {
-				st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					       "group_sendrecv: transfer %zu from rank %zu to rank %zu: %llu bytes sent, %llu expected",
-					       k - g.first[p], p / n, p % n,
-					       (unsigned long long)g.send[k]->bytes,
-					       (unsigned long long)g.recv[k]->bytes);
-				goto out;
-			}
-			/* Import every window first: a failure enqueues nothing. */
-			if (g.send[k]->bytes && p / n != p % n) {
-				st = m890_comm_peer_va(c, (int)(p / n), (int)(p % n),
-						       g.recv[k]->buffer, &va);
-				if (st)
-					goto out;
-			}
-		}
-	st = m890_comm_exchange(c, streams, "grouped send/recv", group_xfer, &g);
-out:
-	free(nsend);
-	free(nrecv);
-	free(fill);
-	free(g.first);
-	free(g.send);
-	free(g.recv);
 	return st;
 }
 
@@ -1614,5 +1211,321 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 			 (unsigned long long)c->epoch, peers);
 		return m890_comm_set_error(c, st, msg);
 	}
+	return M890_SUCCESS;
+}
+
+/* ---- the collective metadata exchange ---- */
+
+bool m890_comm_is_per_rank(struct m890_comm *c)
+{
+	return comm_per_rank(c);
+}
+
+int m890_comm_nlocal(struct m890_comm *c)
+{
+	return c->nlocal;
+}
+
+int m890_comm_local_rank(struct m890_comm *c, int l)
+{
+	return c->lrank[l];
+}
+
+int m890_comm_local_index(struct m890_comm *c, int i)
+{
+	return i >= 0 && i < c->n ? c->lidx[i] : -1;
+}
+
+/*
+ * Enqueue round @round of local rank @i on its control stream: its
+ * record of @rec bytes (staged) into slot (@round & 1, i) of every rank's
+ * metadata region, a signal of each peer's metadata slot i, the waits for
+ * every peer's signal (each noted in the progress area for the CPU), and
+ * the copy of the n records of its own region into its gather area.
+ */
+static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
+			       uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	unsigned int par = round & 1;
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
+	for (int k = 0; k < n && !st; k++) {
+		int j = (i + k) % n;
+		uint64_t base = j == i ? r->sem->va : r->sem_win[j]->va;
+
+		st = m890_memcpy(r->ctl, base + sem_meta_slot(n, par, i),
+				 r->stage->va, rec);
+		if (!st && j != i)
+			st = m890_signal(r->ctl, base + sem_meta_sig(n, i), round,
+					 M890_SEM_SET);
+		/* Posted to j: a fault on a dead peer's window stops here. */
+		if (!st && j != i)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (4 * n + j),
+					 round, M890_SEM_SET);
+	}
+	for (int k = 1; k < n && !st; k++) {
+		int j = (i + n - k) % n;
+
+		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
+			       M890_SEM_GE);
+		if (!st)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
+					 round, M890_SEM_SET);
+	}
+	if (!st)
+		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
+				    r->sem->va + sem_meta_slot(n, par, 0),
+				    M890_META_SLOT, rec, (uint64_t)n);
+	if (!st)
+		st = m890_stream_flush(r->ctl);
+	return st;
+}
+
+/*
+ * Which peers' round @round records local rank @i has: its meta[] slots
+ * (HBM) copied by a fresh stream into progress slots 3n.. and read; false
+ * if that is not possible (the context faulted, no free queue).
+ */
+static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss)
+{
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st;
+	m890_stream_t s;
+	int n = c->n;
+
+	scfg.timeout_ns = 1000000000ull;
+	if (m890_stream_create_config(r->dev, &scfg, &s))
+		return false;
+	st = m890_memcpy(s, r->progress->va + 24ull * n, r->sem->va + sem_meta_sig(n, 0),
+			 8ull * n);
+	if (!st)
+		st = m890_stream_synchronize(s);
+	m890_stream_destroy(s);
+	if (st)
+		return false;
+	for (int j = 0; j < n; j++)
+		if (j != i && r->prog[3 * n + j] < round)
+			miss[j] = true;
+	return true;
+}
+
+/*
+ * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
+ * for the peers whose record some local rank has not received, or "" if
+ * every record arrived.  When the semaphores cannot be read back (the
+ * context faulted, typically writing into a dead peer's revoked window),
+ * the peer each control stream stopped at is named: the first it did not
+ * post to, else the first it did not see in the order it waits.
+ */
+static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
+			 size_t len)
+{
+	bool miss[COMM_MAX_RANKS] = { false };
+	size_t off = 0;
+	int n = c->n, count = 0;
+
+	buf[0] = 0;
+	for (int l = 0; l < c->nlocal; l++) {
+		int i = c->lrank[l];
+		int k;
+
+		if (meta_arrivals(c, i, round, miss))
+			continue;
+		/* Stopped while posting (a fault): at the peer it wrote to. */
+		for (k = 1; k < n; k++) {
+			int j = (i + k) % n;
+
+			if (c->r[i].prog[4 * n + j] < round) {
+				miss[j] = true;
+				break;
+			}
+		}
+		if (k < n)
+			continue;
+		for (k = 1; k < n; k++) {
+			int j = (i + n - k) % n;
+
+			if (c->r[i].prog[2 * n + j] < round) {
+				miss[j] = true;
+				break;
+			}
+		}
+	}
+	for (int j = 0; j < n && off < len; j++) {
+		if (!miss[j])
+			continue;
+		if (c->fids)
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d (fabric id %u)",
+						count ? "," : "waiting for", j, c->fids[j]);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d",
+						count ? "," : "waiting for", j);
+		count++;
+	}
+}
+
+/* Wait up to the deadline for every local control stream. */
+static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
+			       int *failed)
+{
+	for (int l = 0; l < c->nlocal; l++) {
+		struct m890_stream *s = c->r[c->lrank[l]].ctl;
+		m890_status_t st;
+
+		for (;;) {
+			struct timespec ts = { 0, 100000 };
+
+			st = m890_stream_query(s);
+			if (st != M890_NOT_READY)
+				break;
+			if (m890_monotonic_ns() > deadline) {
+				st = M890_ERROR_TIMEOUT;
+				break;
+			}
+			nanosleep(&ts, NULL);
+		}
+		if (st) {
+			*failed = c->lrank[l];
+			return st;
+		}
+	}
+	return M890_SUCCESS;
+}
+
+/* One round: piece [@off, @off + @len) of every rank's @bytes. */
+static m890_status_t meta_round(struct m890_comm *c, const char *what,
+				const void *const *mine, size_t bytes,
+				size_t off, uint32_t len, void *all)
+{
+	uint64_t round = ++c->meta_round;
+	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
+	const unsigned char *recs;
+	m890_status_t st = M890_SUCCESS;
+	char msg[400], peers[240];
+	int failed = -1;
+
+	for (int l = 0; l < c->nlocal && !st; l++) {
+		int i = c->lrank[l];
+		struct m890_meta_hdr *h = c->r[i].stage_map;
+
+		m890_meta_hdr_init(h, round, what, i, bytes, off, len);
+		if (len)
+			memcpy(h + 1, (const unsigned char *)mine[l] + off, len);
+		st = meta_post(c, i, round, rec);
+		if (st)
+			failed = i;
+	}
+	if (!st)
+		st = meta_wait(c, comm_deadline(c), &failed);
+	if (st) {
+		/*
+		 * Partly done: the exchanges are out of step from here on, so
+		 * the error is sticky.  Name the peers not seen; a stream error
+		 * (a fault on a dead peer's window, the driver's job timeout)
+		 * comes with its own text.
+		 */
+		meta_missing(c, round, peers, sizeof(peers));
+		if (st == M890_ERROR_TIMEOUT && peers[0])
+			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
+				 what, (unsigned long long)round, failed, peers);
+		else
+			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
+				 what, (unsigned long long)round, failed,
+				 peers[0] ? ", " : "", peers, m890_last_detail());
+		return m890_comm_set_error(c, st, msg);
+	}
+	recs = c->r[c->lrank[0]].gather_map;
+	st = m890_meta_check(c->n, recs, M890_META_SLOT, round, what, off, len,
+			     c->fids, msg, sizeof(msg));
+	if (st == M890_ERROR_INVALID_ARGUMENT)
+		return m890_fail(st, "%s", msg);
+	if (st)
+		return m890_comm_set_error(c, st, msg);
+	for (int j = 0; j < c->n && len; j++)
+		memcpy((unsigned char *)all + (size_t)j * bytes + off,
+		       recs + (size_t)j * M890_META_SLOT + sizeof(struct m890_meta_hdr),
+		       len);
+	return M890_SUCCESS;
+}
+
+m890_status_t m890_comm_allgather_host(struct m890_comm *c, const char *what,
+				       const void *const *mine, size_t bytes,
+				       void *all)
+{
+	m890_status_t st = m890_comm_usable(c);
+	size_t off = 0;
+
+	if (st)
+		return st;
+	if (!comm_per_rank(c)) {
+		for (int l = 0; l < c->nlocal && bytes; l++)
+			memcpy((unsigned char *)all + (size_t)c->lrank[l] * bytes,
+			       mine[l], bytes);
+		return M890_SUCCESS;
+	}
+	/* Every rank runs at least one round, so a size mismatch is seen. */
+	do {
+		size_t left = bytes - off;
+		uint32_t len = left < M890_META_PAYLOAD ? (uint32_t)left :
+			       (uint32_t)M890_META_PAYLOAD;
+
+		st = meta_round(c, what, mine, bytes, off, len, all);
+		off += len;
+	} while (!st && off < bytes);
+	return st;
+}
+
+/* Local rank @i's registration number @index, or NULL. */
+static struct comm_reg *reg_by_index(struct m890_comm *c, int i,
+				     unsigned int index)
+{
+	struct comm_reg *g;
+
+	for (g = c->regs; g && (g->rank != i || g->index != index); g = g->next)
+		;
+	return g;
+}
+
+m890_status_t m890_comm_reg_find(struct m890_comm *c, int i,
+				 struct m890_buffer *buf, unsigned int *index)
+{
+	struct comm_reg *g;
+
+	for (g = c->regs; g && (g->rank != i || g->buf != buf); g = g->next)
+		;
+	if (!g)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "rank %d's buffer was not registered with m890_comm_register()",
+				 i);
+	*index = g->index;
+	return M890_SUCCESS;
+}
+
+m890_status_t m890_comm_reg_peer(struct m890_comm *c, int i, int j,
+				 unsigned int index, uint64_t *va,
+				 uint64_t *bytes)
+{
+	struct comm_reg *g = reg_by_index(c, i, index);
+	m890_status_t st;
+
+	if (!g)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "rank %d has no registered buffer #%u (it registered %u)",
+				 i, index, c->r[i].nreg);
+	if (j == i) {
+		*va = g->buf->va;
+		*bytes = g->buf->bytes;
+		return M890_SUCCESS;
+	}
+	if (!g->win[j]) {
+		st = comm_reg_windows(c, g);
+		if (st)
+			return st;
+	}
+	*va = g->win[j]->va;
+	*bytes = g->peer_bytes[j];
 	return M890_SUCCESS;
 }

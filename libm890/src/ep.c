@@ -30,6 +30,24 @@
  * peer reached the dispatch, and reads a peer's expert outputs only after
  * the peer reached the combine; a rank finishes a collective only when
  * every peer is done with its buffers.
+ *
+ * Communicators whose ranks are in other processes or VMs
+ * (m890_comm_create_rank, m890_comm_create_fabric) hold only some ranks
+ * here; the calls take one entry per local rank.  The layout is split so
+ * that a rank's part needs only its own routing and every rank's row
+ * count per expert (see layout_count() and below), and the counts come
+ * from one metadata round, m890_comm_allgather_host() (ep_agree()):
+ * each rank's record holds its status (did its own checks pass), the
+ * registration number of the buffer the peers write or read, and for a
+ * dispatch its token count and count row.  Every process then has the
+ * same count matrix, so capacity, counts and refusals come out alike at
+ * every rank before anything is enqueued.  The peers' receive buffers
+ * and expert outputs are reached through the windows of their
+ * registrations (m890_comm_reg_peer()).  After the round the processes
+ * are committed: a local failure from then on is made sticky, and the
+ * peers' waits for this rank time out naming it.  With every rank in
+ * this process (m890_comm_create) the round is a plain copy and a local
+ * failure returns at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +59,7 @@
 #define EP_MAX_HIDDEN	65536u
 #define EP_MAX_EXPERTS	65536u
 #define EP_MAX_TOPK	64u
+#define EP_MAX_RANKS	64	/* as communicators */
 
 struct ep_rank {
 	struct m890_buffer *qe;		/* MX elements, T rows (MX only) */
@@ -57,7 +76,9 @@ struct m890_ep {
 	struct m890_ep_info info;
 	uint32_t slots;			/* T * k */
 	uint32_t scale_bytes;		/* H / 32 for MX, else 0 */
-	struct ep_rank *r;
+	bool per_rank;			/* peers' buffers by registration */
+	int nlocal;			/* ranks in this process */
+	struct ep_rank *r;		/* [n], the local ranks' filled */
 	unsigned int layouts;		/* live layouts */
 };
 
@@ -75,9 +96,24 @@ struct m890_ep_layout {
 	struct m890_obj obj;
 	struct m890_ep *ep;
 	bool dispatched;
-	uint32_t *counts;		/* [num_experts] */
-	struct ep_layout_rank *r;
+	uint32_t *counts;		/* [num_experts], every rank's experts */
+	struct ep_layout_rank *r;	/* [n], the local ranks' filled */
 };
+
+/*
+ * One rank's record in the metadata round of a call on a communicator
+ * (uint32 words; every record of a round has the same size).
+ */
+enum {
+	META_STATUS,	/* M890_SUCCESS, or the status the rank fails with */
+	META_INDEX,	/* registration number of its recv / expert_out */
+	META_TOKENS,	/* dispatch: its num_tokens */
+	META_RESERVED,
+	META_DATA,	/* dispatch: rows per expert; create: the config */
+};
+
+/* The configuration words of an ep_create record. */
+#define META_CFG_WORDS	6
 
 static uint64_t mx_elem_bytes(uint32_t type, uint32_t h)
 {
@@ -89,6 +125,12 @@ static uint64_t mx_elem_bytes(uint32_t type, uint32_t h)
 	default:
 		return 2ull * h;
 	}
+}
+
+/* Global rank of local index @l. */
+static uint32_t ep_lrank(const struct m890_ep *ep, int l)
+{
+	return (uint32_t)m890_comm_local_rank(ep->comm, l);
 }
 
 static void ep_free(struct m890_ep *ep)
@@ -140,44 +182,54 @@ static m890_status_t ep_config_check(const struct m890_ep_config *c, int n)
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
-					 const struct m890_ep_config *config,
-					 m890_ep_t *out)
+/*
+ * The metadata round of the call @what: the records of the local ranks
+ * (@recs, @words uint32 each, local order) are gathered into @all (n
+ * records in rank order), identical in every process; word META_STATUS
+ * of each is set to @local_st.  When a rank's own checks failed, the
+ * call fails in every process and nothing is enqueued: in that rank's
+ * process with its own error (@local_msg), in the others with
+ * M890_ERROR_INVALID_ARGUMENT naming it.  With every rank in this
+ * process there is nobody to tell: a local failure returns at once.
+ */
+static m890_status_t ep_agree(struct m890_ep *ep, const char *what,
+			      m890_status_t local_st, const char *local_msg,
+			      uint32_t *recs, size_t words, uint32_t *all)
 {
-	m890_status_t st = m890_check(comm, M890_OBJ_COMM, "communicator");
-	struct m890_ep_info *in;
-	struct m890_ep *ep;
-	uint64_t t, h, eb;
-	int n;
+	const void *mine[EP_MAX_RANKS];
+	m890_status_t st;
 
-	if (st)
-		return st;
-	st = m890_comm_usable(comm);
-	if (!st)
-		st = m890_comm_need_all_local(comm, "ep_create");
-	if (st)
-		return st;
-	if (!config || !out)
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "ep_create: NULL config or output");
-	n = m890_comm_ranks(comm);
-	st = ep_config_check(config, n);
-	if (st)
-		return st;
-	ep = calloc(1, sizeof(*ep));
-	if (!ep || !(ep->r = calloc((size_t)n, sizeof(*ep->r)))) {
-		free(ep);
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "ep_create: out of memory");
+	if (local_st && !ep->per_rank)
+		return m890_fail(local_st, "%s", local_msg);
+	for (int l = 0; l < ep->nlocal; l++) {
+		recs[l * words + META_STATUS] = (uint32_t)local_st;
+		mine[l] = recs + l * words;
 	}
-	ep->obj.type = M890_OBJ_EP;
-	ep->comm = comm;
-	ep->cfg = *config;
-	t = config->max_tokens_per_rank;
-	h = config->hidden;
-	in = &ep->info;
-	in->num_ranks = (uint32_t)n;
-	in->num_local_experts = config->num_experts / (uint32_t)n;
+	st = m890_comm_allgather_host(ep->comm, what, mine, 4 * words, all);
+	if (st)
+		return st;
+	if (local_st)
+		return m890_fail(local_st, "%s", local_msg);
+	for (uint32_t j = 0; j < ep->info.num_ranks; j++) {
+		m890_status_t other = (m890_status_t)all[j * words + META_STATUS];
+
+		if (other)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "%s: rank %u refused the call (%s); nothing was enqueued",
+					 what, j, m890_status_string(other));
+	}
+	return M890_SUCCESS;
+}
+
+/* Derived sizes of @ep from its checked config (info.num_ranks set). */
+static void ep_shape(struct m890_ep *ep)
+{
+	const struct m890_ep_config *config = &ep->cfg;
+	struct m890_ep_info *in = &ep->info;
+	uint64_t t = config->max_tokens_per_rank, h = config->hidden, eb;
+	uint32_t n = in->num_ranks;
+
+	in->num_local_experts = config->num_experts / n;
 	in->expert_capacity = config->expert_capacity ? config->expert_capacity :
 			      (uint32_t)(t * (uint64_t)n);
 	eb = mx_elem_bytes(config->dispatch_type, config->hidden);
@@ -196,8 +248,19 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	in->scratch_bytes = (uint64_t)ep->slots * (in->row_bytes + h * 2);
 	if (ep->scale_bytes)
 		in->scratch_bytes += t * (eb + ep->scale_bytes + in->row_bytes);
-	for (int i = 0; i < n; i++) {
-		struct m890_device *d = m890_comm_rank_device(comm, i);
+}
+
+/* The HBM scratch of every local rank. */
+static m890_status_t ep_scratch(struct m890_ep *ep)
+{
+	const struct m890_ep_info *in = &ep->info;
+	uint64_t t = ep->cfg.max_tokens_per_rank, h = ep->cfg.hidden;
+	uint64_t eb = in->elem_bytes;
+	m890_status_t st = M890_SUCCESS;
+
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = ep_lrank(ep, l);
+		struct m890_device *d = m890_comm_rank_device(ep->comm, (int)i);
 		struct ep_rank *r = &ep->r[i];
 
 		st = m890_buffer_alloc(d, (uint64_t)ep->slots * in->row_bytes,
@@ -213,22 +276,92 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 		if (!st && ep->scale_bytes)
 			st = m890_buffer_alloc(d, t * in->row_bytes,
 					       M890_MEM_HBM, &r->packed);
-		if (st)
-			goto fail;
 	}
-	st = m890_obj_register(ep);
 	if (st)
-		goto fail;
+		return m890_fail(st, "ep_create: %s", m890_last_detail());
+	return M890_SUCCESS;
+}
+
+/*
+ * Per-rank communicators: every rank must have passed the same shape,
+ * or the rows and slots of the ranks would not match.
+ */
+static m890_status_t ep_same_config(struct m890_ep *ep, const uint32_t *all)
+{
+	const size_t words = META_DATA + META_CFG_WORDS;
+	const uint32_t *mine = all + ep_lrank(ep, 0) * words + META_DATA;
+
+	for (uint32_t j = 0; j < ep->info.num_ranks; j++)
+		if (memcmp(all + j * words + META_DATA, mine,
+			   4 * META_CFG_WORDS))
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "ep_create: rank %u's config (max_tokens_per_rank, hidden, num_experts, top_k, dispatch_type, expert_capacity) differs from rank %u's",
+					 j, ep_lrank(ep, 0));
+	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
+					 const struct m890_ep_config *config,
+					 m890_ep_t *out)
+{
+	m890_status_t st = m890_check(comm, M890_OBJ_COMM, "communicator");
+	const size_t words = META_DATA + META_CFG_WORDS;
+	uint32_t recs[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)] = { 0 };
+	uint32_t all[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)];
+	char msg[400] = "";
+	struct m890_ep *ep;
+	int n;
+
+	if (st)
+		return st;
+	st = m890_comm_usable(comm);
+	if (st)
+		return st;
+	if (!config || !out)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_create: NULL config or output");
+	n = m890_comm_ranks(comm);
+	ep = calloc(1, sizeof(*ep));
+	if (!ep || !(ep->r = calloc((size_t)n, sizeof(*ep->r)))) {
+		free(ep);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_create: out of memory");
+	}
+	ep->obj.type = M890_OBJ_EP;
+	ep->comm = comm;
+	ep->cfg = *config;
+	ep->info.num_ranks = (uint32_t)n;
+	ep->per_rank = m890_comm_is_per_rank(comm);
+	ep->nlocal = m890_comm_nlocal(comm);
+	st = ep_config_check(config, n);
+	if (!st) {
+		ep_shape(ep);
+		st = ep_scratch(ep);
+	}
+	if (st)
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+	for (int l = 0; l < ep->nlocal; l++) {
+		uint32_t *c = recs + l * words + META_DATA;
+
+		c[0] = config->max_tokens_per_rank;
+		c[1] = config->hidden;
+		c[2] = config->num_experts;
+		c[3] = config->top_k;
+		c[4] = config->dispatch_type;
+		c[5] = config->expert_capacity;
+	}
+	st = ep_agree(ep, "ep_create", st, msg, recs, words, all);
+	if (!st)
+		st = ep_same_config(ep, all);
+	if (!st)
+		st = m890_obj_register(ep);
+	if (st) {
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		ep_free(ep);
+		return m890_fail(st, "%s", msg);
+	}
 	*out = ep;
 	return M890_SUCCESS;
-fail:
-	{
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
-		ep_free(ep);
-		return m890_fail(st, "ep_create: %s", msg);
-	}
 }
 
 M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
@@ -300,7 +433,8 @@ M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 	lo->ep = ep;
 	/* gidx, sidx, ridx, w: s each; counts: l. */
 	bytes = 4ull * (4ull * s + l);
-	for (uint32_t i = 0; i < n; i++) {
+	for (int q = 0; q < ep->nlocal; q++) {
+		uint32_t i = ep_lrank(ep, q);
 		struct ep_layout_rank *r = &lo->r[i];
 		void *p;
 
@@ -386,6 +520,25 @@ static m890_status_t ep_buf(struct m890_ep *ep, struct m890_buffer *b, int i,
 	return M890_SUCCESS;
 }
 
+/*
+ * Per-rank communicators: local rank @i's @what, which the peers reach,
+ * must be registered; its registration number in @rec[META_INDEX].
+ */
+static m890_status_t ep_reg(struct m890_ep *ep, int i, struct m890_buffer *b,
+			    const char *what, uint32_t *rec)
+{
+	unsigned int index = 0;
+
+	if (!ep->per_rank)
+		return M890_SUCCESS;
+	if (m890_comm_reg_find(ep->comm, i, b, &index))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep: rank %d's %s was not registered with m890_comm_register() (the peers reach it through its registration)",
+				 i, what);
+	rec[META_INDEX] = index;
+	return M890_SUCCESS;
+}
+
 static m890_status_t ep_streams(struct m890_ep *ep,
 				struct m890_stream *const *streams)
 {
@@ -393,20 +546,21 @@ static m890_status_t ep_streams(struct m890_ep *ep,
 
 	if (!streams)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT, "ep: NULL streams");
-	for (uint32_t i = 0; i < ep->info.num_ranks; i++) {
+	for (int l = 0; l < ep->nlocal; l++) {
+		uint32_t i = ep_lrank(ep, l);
 		struct m890_device *d = m890_comm_rank_device(ep->comm, (int)i);
 
-		st = m890_check(streams[i], M890_OBJ_STREAM, "stream");
+		st = m890_check(streams[l], M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;
-		if (streams[i]->dev != d)
+		if (streams[l]->dev != d)
 			return m890_fail(M890_ERROR_DEVICE_MISMATCH,
 					 "ep: rank %u's stream is on %s, not on %s",
-					 i, streams[i]->dev->node, d->node);
-		if (streams[i]->async_error)
-			return m890_fail(streams[i]->async_error,
+					 i, streams[l]->dev->node, d->node);
+		if (streams[l]->async_error)
+			return m890_fail(streams[l]->async_error,
 					 "ep: rank %u's stream failed: %s", i,
-					 streams[i]->async_msg);
+					 streams[l]->async_msg);
 	}
 	return M890_SUCCESS;
 }
@@ -433,114 +587,161 @@ static m890_status_t layout_idle(struct m890_ep_layout *lo)
 static void layout_used(struct m890_ep_layout *lo,
 			struct m890_stream *const *streams)
 {
-	for (uint32_t i = 0; i < lo->ep->info.num_ranks; i++) {
-		lo->r[i].last_stream = streams[i];
-		lo->r[i].last_seqno = streams[i]->last_seqno;
+	struct m890_ep *ep = lo->ep;
+
+	for (int l = 0; l < ep->nlocal; l++) {
+		struct ep_layout_rank *r = &lo->r[ep_lrank(ep, l)];
+
+		r->last_stream = streams[l];
+		r->last_seqno = streams[l]->last_seqno;
 	}
 }
 
 /*
- * Build the layout of a dispatch from the routing, on the host.  Checks
- * ids and capacity first, writes the lists only when everything is valid.
+ * The layout is computed in two steps, so that each rank's part needs
+ * only its own routing and the per-expert counts of every rank (an n x
+ * num_experts matrix, row s: the rows rank s sends to each expert):
+ *
+ * 1. layout_count(): check rank s's routing, count its rows per expert.
+ * 2. layout_totals(): sum the matrix into the per-expert counts, check
+ *    the capacity (the same verdict wherever the matrix is the same).
+ * 3. layout_rank(): rank s's index lists.  Expert e's rows are numbered
+ *    in (source rank, token, slot) order, so rank s's first row to e
+ *    follows the rows of ranks < s: @next[e] holds that column sum.
  */
-static m890_status_t layout_build(struct m890_ep_layout *lo,
-				  const uint32_t *nt,
-				  const int32_t *const *idx,
-				  const float *const *w)
+
+/* Check rank @i's routing (@nt tokens) and count its rows per expert. */
+static m890_status_t layout_count(struct m890_ep *ep, uint32_t i, uint32_t nt,
+				  const int32_t *idx, const float *w,
+				  uint32_t *row)
+{
+	uint32_t k = ep->cfg.top_k, ne = ep->cfg.num_experts;
+
+	memset(row, 0, sizeof(*row) * ne);
+	if (nt > ep->cfg.max_tokens_per_rank)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: rank %u has %u tokens, at most %u",
+				 i, nt, ep->cfg.max_tokens_per_rank);
+	if (nt && (!idx || !w))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep_dispatch: rank %u has %u tokens but no top-k ids or weights",
+				 i, nt);
+	for (uint32_t t = 0; t < nt; t++)
+		for (uint32_t j = 0; j < k; j++) {
+			int32_t e = idx[t * k + j];
+
+			if (e < -1 || e >= (int64_t)ne)
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_dispatch: rank %u token %u slot %u: expert id %d is not -1..%u",
+						 i, t, j, e, ne - 1);
+			if (e < 0)
+				continue;
+			for (uint32_t j2 = 0; j2 < j; j2++)
+				if (idx[t * k + j2] == e)
+					return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+							 "ep_dispatch: rank %u token %u names expert %d twice",
+							 i, t, e);
+			row[e]++;
+		}
+	return M890_SUCCESS;
+}
+
+/*
+ * The per-expert counts of the n rows of @cm (row s at s * @pitch
+ * uint32), into lo->counts; M890_ERROR_CAPACITY if an expert overflows.
+ */
+static m890_status_t layout_totals(struct m890_ep_layout *lo,
+				   const uint32_t *cm, size_t pitch)
 {
 	struct m890_ep *ep = lo->ep;
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+	uint32_t L = ep->info.num_local_experts, cap = ep->info.expert_capacity;
+	uint64_t *sum = calloc(ne, sizeof(*sum));
+
+	if (!sum)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_dispatch: out of memory");
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t e = 0; e < ne; e++)
+			sum[e] += cm[s * pitch + e];
+	for (uint32_t e = 0; e < ne; e++)
+		if (sum[e] > cap) {
+			m890_status_t st =
+				m890_fail(M890_ERROR_CAPACITY,
+					  "ep_dispatch: expert %u (rank %u) would receive %llu rows, capacity %u; nothing was sent",
+					  e, e / L, (unsigned long long)sum[e], cap);
+
+			free(sum);
+			return st;
+		}
+	for (uint32_t e = 0; e < ne; e++)
+		lo->counts[e] = (uint32_t)sum[e];
+	free(sum);
+	return M890_SUCCESS;
+}
+
+/*
+ * Rank @i's index lists from its checked routing; @next[e] is expert e's
+ * first free row (the rows of ranks < @i), advanced past rank @i's.
+ */
+static void layout_rank(struct m890_ep_layout *lo, uint32_t i, uint32_t nt,
+			const int32_t *idx, const float *w, uint32_t *next)
+{
+	struct m890_ep *ep = lo->ep;
+	struct ep_layout_rank *r = &lo->r[i];
 	uint32_t n = ep->info.num_ranks, k = ep->cfg.top_k;
-	uint32_t ne = ep->cfg.num_experts, L = ep->info.num_local_experts;
-	uint32_t cap = ep->info.expert_capacity, s = ep->slots;
-	uint32_t *cnt = lo->counts;
+	uint32_t L = ep->info.num_local_experts;
+	uint32_t cap = ep->info.expert_capacity, m = 0;
 
-	memset(cnt, 0, sizeof(*cnt) * ne);
-	for (uint32_t i = 0; i < n; i++) {
-		if (nt[i] > ep->cfg.max_tokens_per_rank)
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_dispatch: rank %u has %u tokens, at most %u",
-					 i, nt[i], ep->cfg.max_tokens_per_rank);
-		if (nt[i] && (!idx[i] || !w[i]))
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_dispatch: rank %u has %u tokens but no top-k ids or weights",
-					 i, nt[i]);
-		for (uint32_t t = 0; t < nt[i]; t++)
+	r->tokens = nt;
+	for (uint32_t q = 0; q < ep->slots; q++)
+		r->ridx[q] = M890_ROW_NONE;
+	if (nt)
+		memcpy(r->w, w, 4ull * nt * k);
+	/* Send rows grouped by destination, (token, slot) inside. */
+	for (uint32_t d = 0; d < n; d++) {
+		r->off[d] = m;
+		for (uint32_t t = 0; t < nt; t++)
 			for (uint32_t j = 0; j < k; j++) {
-				int32_t e = idx[i][t * k + j];
+				int32_t e = idx[t * k + j];
 
-				if (e < -1 || e >= (int64_t)ne)
-					return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-							 "ep_dispatch: rank %u token %u slot %u: expert id %d is not -1..%u",
-							 i, t, j, e, ne - 1);
-				if (e < 0)
+				if (e < 0 || (uint32_t)e / L != d)
 					continue;
-				for (uint32_t j2 = 0; j2 < j; j2++)
-					if (idx[i][t * k + j2] == e)
-						return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-								 "ep_dispatch: rank %u token %u names expert %d twice",
-								 i, t, e);
-				cnt[e]++;
+				r->gidx[m] = t;
+				r->sidx[m] = ((uint32_t)e % L) * cap + next[e]++;
+				r->ridx[t * k + j] = m++;
 			}
 	}
-	for (uint32_t e = 0; e < ne; e++)
-		if (cnt[e] > cap)
-			return m890_fail(M890_ERROR_CAPACITY,
-					 "ep_dispatch: expert %u (rank %u) would receive %u rows, capacity %u; nothing was sent",
-					 e, e / L, cnt[e], cap);
-	/* Slots: expert e's rows in (rank, token, slot) order. */
-	memset(cnt, 0, sizeof(*cnt) * ne);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ep_layout_rank *r = &lo->r[i];
-		uint32_t m = 0;
-
-		r->tokens = nt[i];
-		for (uint32_t q = 0; q < s; q++)
-			r->ridx[q] = M890_ROW_NONE;
-		memcpy(r->w, w[i] ? w[i] : r->w, w[i] ? 4ull * nt[i] * k : 0);
-		/* Send rows grouped by destination, (token, slot) inside. */
-		for (uint32_t d = 0; d < n; d++) {
-			r->off[d] = m;
-			for (uint32_t t = 0; t < nt[i]; t++)
-				for (uint32_t j = 0; j < k; j++) {
-					int32_t e = idx[i][t * k + j];
-					uint32_t slot;
-
-					if (e < 0 || (uint32_t)e / L != d)
-						continue;
-					slot = ((uint32_t)e % L) * cap + cnt[e]++;
-					r->gidx[m] = t;
-					r->sidx[m] = slot;
-					r->ridx[t * k + j] = m++;
-				}
-		}
-		r->off[n] = m;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		memcpy(lo->r[i].counts, cnt + (uint64_t)i * L, 4ull * L);
-	return M890_SUCCESS;
+	r->off[n] = m;
+	memcpy(r->counts, lo->counts + (uint64_t)i * L, 4ull * L);
 }
 
 struct ep_ctx {
 	struct m890_ep *ep;
 	struct m890_ep_layout *lo;
-	struct m890_buffer *const *peer;	/* recv or expert_out */
+	uint64_t *va;	/* [nlocal * n]: rank j's recv or expert_out */
 };
+
+/* The VA on (local) rank @i's card of rank @j's buffer, from @c->va. */
+static uint64_t ctx_va(struct ep_ctx *c, int i, int j)
+{
+	int l = m890_comm_local_index(c->ep->comm, i);
+
+	return c->va[(size_t)l * c->ep->info.num_ranks + (size_t)j];
+}
 
 static m890_status_t dispatch_xfer(void *ctx, int i, int j,
 				   struct m890_stream *s)
 {
 	struct ep_ctx *c = ctx;
 	struct ep_layout_rank *r = &c->lo->r[i];
-	uint64_t rb = c->ep->info.row_bytes, dst;
+	uint64_t rb = c->ep->info.row_bytes;
 	uint32_t first = r->off[j], rows = r->off[j + 1] - first;
-	m890_status_t st;
 
 	if (!rows)
 		return M890_SUCCESS;
-	st = m890_comm_peer_va(c->ep->comm, i, j, c->peer[j], &dst);
-	if (st)
-		return st;
-	return m890_scatter(s, dst, c->ep->r[i].send->va + first * rb,
+	return m890_scatter(s, ctx_va(c, i, j),
+			    c->ep->r[i].send->va + first * rb,
 			    r->host->va + 4ull * (r->sidx - r->gidx + first),
 			    rb, rows);
 }
@@ -550,37 +751,90 @@ static m890_status_t combine_xfer(void *ctx, int i, int j,
 {
 	struct ep_ctx *c = ctx;
 	struct ep_layout_rank *r = &c->lo->r[i];
-	uint64_t row = 2ull * c->ep->cfg.hidden, src;
+	uint64_t row = 2ull * c->ep->cfg.hidden;
 	uint32_t first = r->off[j], rows = r->off[j + 1] - first;
-	m890_status_t st;
 
 	if (!rows)
 		return M890_SUCCESS;
-	st = m890_comm_peer_va(c->ep->comm, i, j, c->peer[j], &src);
-	if (st)
-		return st;
-	return m890_gather(s, c->ep->r[i].fetch->va + first * row, src,
+	return m890_gather(s, c->ep->r[i].fetch->va + first * row,
+			   ctx_va(c, i, j),
 			   r->host->va + 4ull * (r->sidx - r->gidx + first),
 			   row, rows);
 }
 
-/* Import the windows rank i needs on rank j's @bufs (nothing enqueued). */
-static m890_status_t ep_windows(struct m890_ep *ep, struct m890_ep_layout *lo,
-				struct m890_buffer *const *bufs)
+/*
+ * Fill @va[l * n + j] with the VA on local rank l's card of rank j's
+ * buffer that l sends rows to (or fetches rows from): @bufs[j] itself
+ * with every rank in this process, else rank j's registration number
+ * all[j * @words + META_INDEX], whose size is checked against @need.
+ * Imports the windows, so that a failure enqueues nothing.
+ */
+static m890_status_t ep_peer_vas(struct m890_ep *ep, struct m890_ep_layout *lo,
+				 struct m890_buffer *const *bufs,
+				 const uint32_t *all, size_t words,
+				 uint64_t need, const char *what, uint64_t *va)
 {
 	uint32_t n = ep->info.num_ranks;
-	uint64_t va;
 	m890_status_t st;
 
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t j = 0; j < n; j++)
-			if (j != i && lo->r[i].off[j + 1] != lo->r[i].off[j]) {
+	for (int l = 0; l < ep->nlocal; l++) {
+		uint32_t i = ep_lrank(ep, l);
+		struct ep_layout_rank *r = &lo->r[i];
+
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t *v = &va[(size_t)l * n + j], bytes;
+
+			if (j != i && r->off[j + 1] == r->off[j])
+				continue;
+			if (!ep->per_rank) {
 				st = m890_comm_peer_va(ep->comm, (int)i, (int)j,
-						       bufs[j], &va);
-				if (st)
-					return st;
+						       bufs[j], v);
+			} else if (j == i) {
+				*v = bufs[l]->va;
+				st = M890_SUCCESS;
+			} else {
+				st = m890_comm_reg_peer(ep->comm, (int)i, (int)j,
+							all[j * words + META_INDEX],
+							v, &bytes);
+				if (!st && bytes < need)
+					st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						       "ep: rank %u's registered %s has %llu bytes, needs %llu",
+						       j, what, (unsigned long long)bytes,
+						       (unsigned long long)need);
 			}
+			if (st)
+				return st;
+		}
+	}
 	return M890_SUCCESS;
+}
+
+/* m890_comm_exchange() with the local ranks' streams. */
+static m890_status_t ep_exchange(struct m890_ep *ep,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 struct ep_ctx *c)
+{
+	struct m890_stream *gs[EP_MAX_RANKS] = { 0 };
+
+	for (int l = 0; l < ep->nlocal; l++)
+		gs[ep_lrank(ep, l)] = streams[l];
+	return m890_comm_exchange(ep->comm, gs, what, fn, c);
+}
+
+/*
+ * After the metadata round every process goes on, so a local failure
+ * from here leaves the peers waiting (until their waits for this rank
+ * time out naming it): make it the communicator's sticky error.
+ */
+static m890_status_t ep_sticky(struct m890_ep *ep, m890_status_t st,
+			       const char *what)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s only partly enqueued: %s", what,
+		 m890_last_detail());
+	return m890_comm_set_error(ep->comm, st, msg);
 }
 
 /* Rank i's local steps before the exchange: quantize, pack, gather. */
@@ -637,6 +891,65 @@ static m890_status_t ep_call_check(m890_ep_t ep, m890_ep_layout_t lo,
 	return m890_comm_usable(ep->comm);
 }
 
+/*
+ * This process's part of a dispatch, checked without enqueueing: the
+ * buffers and streams of each local rank, then its routing, counted into
+ * its record (@recs, @words uint32 per local rank).
+ */
+static m890_status_t dispatch_check(struct m890_ep *ep, struct m890_ep_layout *lo,
+				    struct m890_buffer *const *x,
+				    const uint32_t *nt,
+				    const int32_t *const *idx,
+				    const float *const *w,
+				    struct m890_buffer *const *recv,
+				    struct m890_buffer *const *counts,
+				    struct m890_stream *const *streams,
+				    uint32_t *recs, size_t words)
+{
+	uint32_t n = ep->info.num_ranks;
+	m890_status_t st = ep_streams(ep, streams);
+
+	if (st)
+		return st;
+	for (int l = 0; l < ep->nlocal; l++) {
+		int i = (int)ep_lrank(ep, l);
+		uint32_t t = nt[l] < ep->cfg.max_tokens_per_rank ? nt[l] :
+			     ep->cfg.max_tokens_per_rank;
+
+		st = ep_buf(ep, x[l], i, 2ull * t * ep->cfg.hidden,
+			    false, "token buffer");
+		if (!st)
+			st = ep_buf(ep, recv[l], i, ep->info.recv_bytes,
+				    n > 1, "receive buffer");
+		if (!st)
+			st = ep_buf(ep, counts[l], i,
+				    ep->info.counts_bytes, true, "count buffer");
+		if (!st)
+			st = ep_reg(ep, i, recv[l], "receive buffer",
+				    recs + l * words);
+		if (st)
+			return st;
+		for (int m = 0; m < l; m++)
+			if (recv[m] == recv[l] || x[l] == recv[m] ||
+			    x[m] == recv[l])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_dispatch: ranks %u and %d share a buffer",
+						 ep_lrank(ep, m), i);
+		if (x[l] == recv[l] || counts[l] == recv[l] ||
+		    counts[l] == x[l])
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "ep_dispatch: rank %d's token, receive and count buffers must differ",
+					 i);
+	}
+	st = layout_idle(lo);
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		recs[l * words + META_TOKENS] = nt[l];
+		st = layout_count(ep, ep_lrank(ep, l), nt[l], idx[l], w[l],
+				  recs + l * words + META_DATA);
+	}
+	return st;
+}
+
 M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *x,
 					   const uint32_t *nt,
@@ -648,73 +961,116 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 {
 	m890_status_t st = ep_call_check(ep, lo, false,
 					 "ep_dispatch: the layout belongs to another EP object");
+	uint32_t n, ne, *recs = NULL, *all = NULL, *next = NULL;
+	uint64_t *va = NULL;
+	char msg[400] = "";
 	struct ep_ctx c;
-	uint32_t n;
+	size_t words;
 
 	if (st)
 		return st;
 	if (!x || !nt || !idx || !w || !recv || !counts)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_dispatch: NULL array");
-	st = ep_streams(ep, streams);
-	if (st)
-		return st;
 	n = ep->info.num_ranks;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t t = nt[i] < ep->cfg.max_tokens_per_rank ? nt[i] :
-			     ep->cfg.max_tokens_per_rank;
-
-		st = ep_buf(ep, x[i], (int)i, 2ull * t * ep->cfg.hidden,
-			    false, "token buffer");
-		if (!st)
-			st = ep_buf(ep, recv[i], (int)i, ep->info.recv_bytes,
-				    n > 1, "receive buffer");
-		if (!st)
-			st = ep_buf(ep, counts[i], (int)i,
-				    ep->info.counts_bytes, true, "count buffer");
-		if (st)
-			return st;
-		for (uint32_t j = 0; j < i; j++)
-			if (recv[j] == recv[i] || x[i] == recv[j] ||
-			    x[j] == recv[i])
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "ep_dispatch: ranks %u and %u share a buffer",
-						 j, i);
-		if (x[i] == recv[i] || counts[i] == recv[i] ||
-		    counts[i] == x[i])
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_dispatch: rank %u's token, receive and count buffers must differ",
-					 i);
+	ne = ep->cfg.num_experts;
+	words = META_DATA + (size_t)ne;
+	recs = calloc((size_t)ep->nlocal * words, sizeof(*recs));
+	all = calloc((size_t)n * words, sizeof(*all));
+	next = calloc(ne, sizeof(*next));
+	va = calloc((size_t)ep->nlocal * n, sizeof(*va));
+	if (!recs || !all || !next || !va) {
+		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+			       "ep_dispatch: out of memory");
+		goto out;
 	}
-	st = layout_idle(lo);
+	st = dispatch_check(ep, lo, x, nt, idx, w, recv, counts, streams,
+			    recs, words);
 	if (st)
-		return st;
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
 	lo->dispatched = false;
-	st = layout_build(lo, nt, idx, w);
+	/* Every rank's counts, in every process (the notify step). */
+	st = ep_agree(ep, "EP dispatch", st, msg, recs, words, all);
+	if (!st)
+		st = layout_totals(lo, all + META_DATA, words);
 	if (st)
-		return st;
-	st = ep_windows(ep, lo, recv);
-	if (st)
-		return st;
-	for (uint32_t i = 0; i < n && !st; i++)
-		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[i], x[i],
-				    counts[i]);
-	if (st) {
-		char msg[256];
+		goto out;
+	/* Each local rank's lists; next[e]: rows of expert e so far. */
+	for (uint32_t i = 0; i < n; i++) {
+		int l = m890_comm_local_index(ep->comm, (int)i);
 
-		snprintf(msg, sizeof(msg), "EP dispatch only partly enqueued: %s",
-			 m890_get_last_error());
-		return m890_comm_set_error(ep->comm, st, msg);
+		if (l >= 0) {
+			layout_rank(lo, i, nt[l], idx[l], w[l], next);
+			continue;
+		}
+		for (uint32_t e = 0; e < ne; e++)
+			next[e] += all[i * words + META_DATA + e];
+	}
+	st = ep_peer_vas(ep, lo, recv, all, words, ep->info.recv_bytes,
+			 "receive buffer", va);
+	if (st) {
+		if (ep->per_rank)
+			st = ep_sticky(ep, st, "EP dispatch");
+		goto out;
+	}
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = ep_lrank(ep, l);
+
+		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[l], x[l],
+				    counts[l]);
+	}
+	if (st) {
+		st = ep_sticky(ep, st, "EP dispatch");
+		goto out;
 	}
 	c.ep = ep;
 	c.lo = lo;
-	c.peer = recv;
-	st = m890_comm_exchange(ep->comm, streams, "EP dispatch",
-				dispatch_xfer, &c);
+	c.va = va;
+	st = ep_exchange(ep, streams, "EP dispatch", dispatch_xfer, &c);
 	layout_used(lo, streams);
 	if (!st)
 		lo->dispatched = true;
+out:
+	free(recs);
+	free(all);
+	free(next);
+	free(va);
 	return st;
+}
+
+/* This process's part of a combine, checked without enqueueing. */
+static m890_status_t combine_check(struct m890_ep *ep, struct m890_ep_layout *lo,
+				   struct m890_buffer *const *eo,
+				   struct m890_buffer *const *out,
+				   struct m890_stream *const *streams,
+				   uint32_t *recs, size_t words)
+{
+	uint32_t n = ep->info.num_ranks;
+	m890_status_t st = ep_streams(ep, streams);
+
+	if (st)
+		return st;
+	for (int l = 0; l < ep->nlocal; l++) {
+		int i = (int)ep_lrank(ep, l);
+
+		st = ep_buf(ep, eo[l], i, ep->info.expert_out_bytes,
+			    n > 1, "expert output buffer");
+		if (!st)
+			st = ep_buf(ep, out[l], i,
+				    2ull * lo->r[i].tokens * ep->cfg.hidden,
+				    false, "output buffer");
+		if (!st)
+			st = ep_reg(ep, i, eo[l], "expert output buffer",
+				    recs + l * words);
+		if (st)
+			return st;
+		for (int m = 0; m < ep->nlocal; m++)
+			if (out[l] == eo[m])
+				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+						 "ep_combine: rank %d's output is rank %u's expert output buffer",
+						 i, ep_lrank(ep, m));
+	}
+	return M890_SUCCESS;
 }
 
 M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
@@ -724,6 +1080,11 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 {
 	m890_status_t st = ep_call_check(ep, lo, true,
 					 "ep_combine: the layout holds no dispatch of this EP object");
+	const size_t words = META_DATA;
+	uint32_t recs[EP_MAX_RANKS * META_DATA] = { 0 };
+	uint32_t all[EP_MAX_RANKS * META_DATA];
+	char msg[400] = "";
+	uint64_t *va;
 	struct ep_ctx c;
 	uint32_t n;
 
@@ -732,64 +1093,51 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 	if (!eo || !out)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_combine: NULL array");
-	st = ep_streams(ep, streams);
-	if (st)
-		return st;
 	n = ep->info.num_ranks;
-	for (uint32_t i = 0; i < n; i++) {
-		st = ep_buf(ep, eo[i], (int)i, ep->info.expert_out_bytes,
-			    n > 1, "expert output buffer");
-		if (!st)
-			st = ep_buf(ep, out[i], (int)i,
-				    2ull * lo->r[i].tokens * ep->cfg.hidden,
-				    false, "output buffer");
-		if (st)
-			return st;
-		for (uint32_t j = 0; j < n; j++)
-			if (out[i] == eo[j])
-				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						 "ep_combine: rank %u's output is rank %u's expert output buffer",
-						 i, j);
-	}
+	va = calloc((size_t)ep->nlocal * n, sizeof(*va));
+	if (!va)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_combine: out of memory");
+	st = combine_check(ep, lo, eo, out, streams, recs, words);
+	if (st)
+		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+	/* Per-rank: where each rank's expert outputs are registered. */
+	st = ep_agree(ep, "EP combine", st, msg, recs, words, all);
+	if (st)
+		goto out;
 	/* Rank i fetches from rank j what it sent to rank j. */
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t j = 0; j < n; j++)
-			if (j != i && lo->r[i].off[j + 1] != lo->r[i].off[j]) {
-				uint64_t va;
-
-				st = m890_comm_peer_va(ep->comm, (int)i,
-						       (int)j, eo[j], &va);
-				if (st)
-					return st;
-			}
+	st = ep_peer_vas(ep, lo, eo, all, words, ep->info.expert_out_bytes,
+			 "expert output buffer", va);
+	if (st) {
+		if (ep->per_rank)
+			st = ep_sticky(ep, st, "EP combine");
+		goto out;
+	}
 	c.ep = ep;
 	c.lo = lo;
-	c.peer = eo;
-	st = m890_comm_exchange(ep->comm, streams, "EP combine",
-				combine_xfer, &c);
+	c.va = va;
+	st = ep_exchange(ep, streams, "EP combine", combine_xfer, &c);
 	if (st)
-		return st;	/* the exchange made it sticky */
-	for (uint32_t i = 0; i < n && !st; i++) {
+		goto out;	/* the exchange made it sticky */
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = ep_lrank(ep, l);
 		struct ep_layout_rank *r = &lo->r[i];
 		uint64_t base = r->host->va;
 
 		if (!r->tokens)
 			continue;
-		st = m890_reduce(streams[i], M890_TYPE_BF16, out[i]->va,
+		st = m890_reduce(streams[l], M890_TYPE_BF16, out[l]->va,
 				 ep->r[i].fetch->va,
 				 base + 4ull * (uint64_t)(r->ridx - r->gidx),
 				 base + 4ull * (uint64_t)((uint32_t *)r->w - r->gidx),
 				 r->tokens, ep->cfg.hidden, ep->cfg.top_k);
 		if (!st)
-			st = m890_stream_flush(streams[i]);
+			st = m890_stream_flush(streams[l]);
 	}
-	if (st) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "EP combine only partly enqueued: %s",
-			 m890_get_last_error());
-		m890_comm_set_error(ep->comm, st, msg);
-	}
+	if (st)
+		ep_sticky(ep, st, "EP combine");
 	layout_used(lo, streams);
+out:
+	free(va);
 	return st;
 }

@@ -150,6 +150,136 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 				 struct m890_stream *const *streams,
 				 const char *what, m890_comm_xfer_fn fn,
 				 void *ctx);
+/* @bytes from @src to @dst in COPY packets of at most the chunk size. */
+m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
+			     uint64_t dst, uint64_t src, uint64_t bytes);
+
+/* Per-rank communicator (m890_comm_create_rank/_fabric). */
+bool m890_comm_is_per_rank(struct m890_comm *c);
+int m890_comm_nlocal(struct m890_comm *c);       /* ranks in this process */
+int m890_comm_local_rank(struct m890_comm *c, int l); /* global rank of local index l */
+int m890_comm_local_index(struct m890_comm *c, int i); /* -1: not local */
+/* Collective over all n ranks: local index l contributes @bytes at
+ * mine[l]; on return @all (n * @bytes) holds rank r's at r * @bytes,
+ * identical in every process.  Any size (split into rounds).  Blocks
+ * up to the communicator's timeout; on timeout fails naming the ranks
+ * that did not arrive (and fabric ids for the fabric kind); abort
+ * releases it.  @what names the calling collective in errors.  Also
+ * works on m890_comm_create communicators (then a plain copy). */
+m890_status_t m890_comm_allgather_host(struct m890_comm *c, const char *what,
+                                       const void *const *mine, size_t bytes,
+                                       void *all);
+/* Registration of @buf by local rank i: its index (the k-th
+ * m890_comm_register of rank i is paired with every peer's k-th). */
+m890_status_t m890_comm_reg_find(struct m890_comm *c, int i,
+                                 struct m890_buffer *buf, unsigned int *index);
+/* VA on local rank i's card of rank j's @index-th registered buffer and
+ * its size (window opened if needed; j == i: the buffer's own VA). */
+m890_status_t m890_comm_reg_peer(struct m890_comm *c, int i, int j,
+                                 unsigned int index, uint64_t *va,
+                                 uint64_t *bytes);
+
+/*
+ * comm_meta.c: the records of m890_comm_allgather_host() (pure, unit
+ * tested on the host).  A record fills one slot of a rank's metadata
+ * region: a 64-byte header, then up to M890_META_PAYLOAD bytes of the
+ * caller's data.  The header says which collective (@what), which
+ * exchange round and piece it is and how long the whole contribution is,
+ * so that ranks calling different collectives, or the same one with
+ * different sizes, are told apart instead of mixing their data.
+ */
+#define M890_META_SLOT		4096u
+#define M890_META_MAGIC		0x4d384d4430303031ull	/* "M8MD0001" */
+#define M890_META_WHAT		24
+struct m890_meta_hdr {
+	uint64_t magic;
+	uint64_t round;		/* exchange round, from 1, per communicator */
+	uint64_t bytes;		/* whole contribution of the collective */
+	uint64_t offset;	/* of this piece in it */
+	int32_t rank;		/* the sender */
+	uint32_t len;		/* bytes of this piece after the header */
+	char what[M890_META_WHAT];	/* collective, NUL-terminated, cut */
+};
+#define M890_META_PAYLOAD	(M890_META_SLOT - sizeof(struct m890_meta_hdr))
+void m890_meta_hdr_init(struct m890_meta_hdr *h, uint64_t round,
+			const char *what, int rank, uint64_t bytes,
+			uint64_t offset, uint32_t len);
+/*
+ * Check the @n records at @slots (@pitch bytes apart, rank j's at j *
+ * @pitch) of round @round: every rank's header must name the same
+ * collective and size as rank 0's, and the piece @offset, @len (@what
+ * prefixes the message).  @fids (NULL: none) names fabric ids.
+ * M890_ERROR_INVALID_ARGUMENT naming the ranks when ranks called
+ * different collectives or passed different sizes (the same text in
+ * every process, as every process sees the same records);
+ * M890_ERROR_SYSTEM for a record that is not one (wrong magic, round or
+ * rank: the exchange is out of step).  Message in @msg.
+ */
+m890_status_t m890_meta_check(int n, const void *slots, size_t pitch,
+			      uint64_t round, const char *what,
+			      uint64_t offset, uint32_t len,
+			      const uint32_t *fids, char *msg, size_t msglen);
+
+/*
+ * coll_check.c: the records of all-to-all(v) and grouped send/recv and
+ * their global checks (pure, unit tested on the host).  Every process
+ * checks the same n records, so every rank fails the same way.
+ */
+#define M890_COLL_MSG 160
+/*
+ * struct m890_a2a_rec - one rank's part of an all-to-all(v).
+ * @status: 0, or the m890_status_t of its local checks (then @msg).
+ * @recv_index: its receive buffer's registration number (per-rank
+ *              communicators).
+ * @per_peer: m890_alltoall()'s bytes per peer; UINT64_MAX for alltoallv.
+ * @send_bytes, @recv_bytes: the sizes of its buffers.
+ * @rows: [4n] its send counts, send displacements, receive counts and
+ *        receive displacements, each indexed by peer (bytes).
+ */
+struct m890_a2a_rec {
+	int32_t status;
+	uint32_t recv_index;
+	uint64_t per_peer;
+	uint64_t send_bytes;
+	uint64_t recv_bytes;
+	char msg[M890_COLL_MSG];
+	uint64_t rows[];
+};
+size_t m890_a2a_rec_bytes(int n);
+struct m890_a2a_rec *m890_a2a_rec_at(const void *recs, int n, int j);
+/* Local refusals, equal per-peer sizes, counts, bounds; message in @msg. */
+m890_status_t m890_a2a_check(int n, const void *recs, const char *what,
+			     char *msg, size_t len);
+/* struct m890_group_head - one rank's part of a grouped send/recv. */
+struct m890_group_head {
+	int32_t status;		/* as struct m890_a2a_rec */
+	uint32_t reserved;
+	uint64_t count;		/* its operations */
+	char msg[M890_COLL_MSG];
+};
+/* struct m890_p2p_rec - one operation of a rank, in the caller's order. */
+struct m890_p2p_rec {
+	uint32_t kind;		/* enum m890_p2p_kind */
+	int32_t peer;
+	uint32_t recv_index;	/* receive buffer's registration number */
+	uint32_t reserved;
+	uint64_t offset;
+	uint64_t bytes;
+};
+/* Local refusals; the largest count in @max_ops. */
+m890_status_t m890_group_check_heads(int n, const struct m890_group_head *heads,
+				     const char *what, uint64_t *max_ops,
+				     char *msg, size_t len);
+/* @ops: [n][max_ops]; kinds and peers, then matching per pair and size. */
+m890_status_t m890_group_check(int n, const struct m890_group_head *heads,
+			       const struct m890_p2p_rec *ops, uint64_t max_ops,
+			       const char *what, char *msg, size_t len);
+/* Rank @j's receive matched with rank @i's @k-th send to it, or NULL. */
+const struct m890_p2p_rec *m890_group_match(int n,
+					    const struct m890_group_head *heads,
+					    const struct m890_p2p_rec *ops,
+					    uint64_t max_ops, int i, int j,
+					    uint64_t k);
 
 /* bootstrap.c */
 struct m890_boot;

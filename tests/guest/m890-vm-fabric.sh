@@ -9,7 +9,12 @@
 # then the all-to-all across this VM's cards and its bytes on the switch's
 # counters, then the all-to-all over the cards of every VM as one
 # communicator (m890-a2a --fabric: each VM runs its ranks and checks what
-# they received).  Exits non-zero if anything failed.
+# they received), then alltoallv, grouped send/recv and the mismatches
+# every rank must refuse alike over the same cards
+# (m890-lib-test-fabric_comm --vms), and EP dispatch/combine over them
+# (m890-lib-test-ep_fabric --vms: each VM checks its ranks against the
+# host reference; one process per card, the last VM's last rank killed
+# before a dispatch).  Exits non-zero if anything failed.
 #
 # --leave (two VMs): the cross-VM uAPI tests (m890_xvm_test, a revoked
 # window faulting in the other VM), then VM 1 leaves and VM 0 carries on.
@@ -92,6 +97,18 @@ if [ "$vms" -gt 1 ]; then
 	rc=$?
 	sed 's/^/# /' /tmp/a2a-fabric.log
 	result $rc "vm $vm: m890-a2a --fabric over $total cards of $vms VMs, data checked"
+	# alltoallv, grouped send/recv and the refusals every rank must agree
+	# on, over every card of every VM (tests/lib/coll_checks.h).
+	echo "# == m890-lib-test-fabric_comm --vms across the $total cards of $vms VMs"
+	m890-lib-test-fabric_comm --vms 0x5a3 "0-$((total - 1))" >/tmp/coll-fabric.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/coll-fabric.log
+	result $rc "vm $vm: alltoallv, grouped send/recv and refusals across $vms VMs, data checked"
+	echo "# == EP dispatch/combine over the $total cards of $vms VMs (m890-lib-test-ep_fabric --vms)"
+	m890-lib-test-ep_fabric --vms >/tmp/ep-fabric.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/ep-fabric.log
+	result $rc "vm $vm: EP dispatch/combine (bf16, MXFP8, MXFP4) over $total cards of $vms VMs, bit-exact, capacity, killed peer"
 fi
 if [ "$leave" = 1 ] && [ "$vms" -gt 1 ]; then
 	echo "# suite m890_xvm_test"

@@ -7,7 +7,7 @@
  * dispatched, the receive buffers and counts are compared byte for byte
  * with a host reference written here from the definition (expert-major,
  * rows ordered by source rank, token, slot; MX rows quantized with
- * m890_mx_quantize_host()), rows past the counts must keep their poison;
+ * m890_mx_quantize_host(), by ep_ref.h, shared with the per-rank tests), rows past the counts must keep their poison;
  * the "experts" (a per-expert scaling done on the host) produce outputs
  * and the combine must equal m890_reduce_host() over the reference rows.
  * The whole round runs twice and must give identical bits.  Then skewed
@@ -21,10 +21,11 @@
 #include <string.h>
 
 #include "tap.h"
+#include "ep_ref.h"
 
 #define MAXN 64
 #define T 24
-#define H 64
+#define H EPR_H
 #define K 4
 #define POISON 0xa5
 
@@ -182,34 +183,13 @@ static void poison(struct setup *su)
 /* The reference row of rank s's token t, as a receive buffer holds it. */
 static void ref_row(struct setup *su, int s, int t, uint8_t *row)
 {
-	const uint16_t *tok = &xs[s][t * H];
-
-	if (su->type == M890_TYPE_BF16) {
-		memcpy(row, tok, 2 * H);
-		return;
-	}
-	m890_mx_quantize_host(su->type, M890_TYPE_BF16, tok, H, row,
-			      row + su->info.elem_bytes);
+	epr_token_row(su->type, &su->info, &xs[s][t * H], row);
 }
 
-/* Expert e's output for a received row: dequantize, scale by 1 + e/8. */
+/* Expert e's output for a received row (ep_ref.h). */
 static void expert(struct setup *su, int e, const uint8_t *row, uint16_t *y)
 {
-	float f[H];
-
-	if (su->type == M890_TYPE_BF16) {
-		for (int h = 0; h < H; h++) {
-			uint16_t b;
-
-			memcpy(&b, row + 2 * h, 2);
-			f[h] = m890_bf16_to_float(b);
-		}
-	} else {
-		m890_mx_dequantize_host(su->type, M890_TYPE_FP32, row,
-					row + su->info.elem_bytes, H, f);
-	}
-	for (int h = 0; h < H; h++)
-		y[h] = m890_float_to_bf16(f[h] * (1.0f + (float)e / 8.0f));
+	epr_expert(su->type, &su->info, e, row, y);
 }
 
 struct result {

@@ -6,10 +6,14 @@
  * the communicator through a Unix socket (m890_comm_create_rank), registers
  * its receive buffer, and runs two all-to-alls of different sizes and
  * patterns, checking every byte; the refused calls (in place, an
- * unregistered buffer, a size past a peer's buffer, the all-ranks calls)
- * are tried in between.  Then the last rank exits without joining a third
- * all-to-all: the others must time out with a message naming it, abort
- * must return promptly, and later calls must fail cleanly.  Each child
+ * unregistered buffer, a size past a peer's buffer) are tried in between.
+ * Then the checks of coll_checks.h: alltoallv with uneven and zero counts,
+ * a grouped send/recv batch, every byte against a host reference, and the
+ * mismatches every rank must refuse the same way (another bytes_per_peer,
+ * counts, unmatched sends, a 64-bit displacement, another collective).
+ * Then the last rank exits without joining a third all-to-all: the
+ * others must time out in its metadata exchange with a message naming
+ * it, abort must return promptly, and later calls must fail cleanly.  Each child
  * reports its checks through a pipe; the parent prints one TAP line per
  * check and rank.
  */
@@ -22,18 +26,28 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "coll_checks.h"
 
 #define MAXN 64
 #define BLOCK 12289u		/* odd, crosses pages */
-#define NCHECK 9
+#define NCHECK 17
+#define NALIVE 13		/* checks before the last rank exits */
 
 static const char *const check_name[NCHECK] = {
 	"joins the communicator through the socket",
 	"registers its receive buffer",
 	"all-to-all #1: every byte in place",
 	"all-to-all #2 (other size and pattern): every byte in place",
-	"in place, unregistered buffer, oversized and all-ranks calls refused",
-	"a peer that exits: timeout naming it",
+	"in place, unregistered buffer and oversized calls refused at every rank",
+	"alltoallv, uneven and zero counts: every byte in place, gaps untouched",
+	"grouped send/recv batch: every byte in place, the rest untouched",
+	"another bytes_per_peer at rank 0: the same error at every rank",
+	"a count rank 1 does not expect: the same error at every rank",
+	"a send rank 1 does not receive: the same error at every rank",
+	"a 2^32 + 64 displacement: the same error at every rank",
+	"another collective at the last rank: the same error at every rank",
+	"all-to-all after the refusals: every byte in place",
+	"a peer that exits before a collective: timeout naming it",
 	"abort returns promptly, later calls fail cleanly",
 	"destroys everything",
 	"exits cleanly",
@@ -77,7 +91,7 @@ static int a2a_round(struct ctx *c, m890_comm_t comm, uint64_t b, int round)
 }
 
 /* The child of rank @me: returns a bit mask of passed checks. */
-static unsigned int child(int me, int n, const char *path)
+static unsigned int child(int me, int n, const char *path, int out)
 {
 	struct m890_comm_config cfg = M890_COMM_CONFIG_INIT;
 	struct ctx c = { .n = n, .me = me };
@@ -95,7 +109,7 @@ static unsigned int child(int me, int n, const char *path)
 	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.sb) ||
 	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.rb) ||
 	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &other) ||
-	    m890_buffer_alloc(c.dev, total, M890_MEM_HOST, &c.hb) ||
+	    m890_buffer_alloc(c.dev, 2 * total, M890_MEM_HOST, &c.hb) ||
 	    m890_buffer_map(c.hb, &p)) {
 		printf("# rank %d setup: %s\n", me, m890_get_last_error());
 		return 0;
@@ -114,10 +128,8 @@ static unsigned int child(int me, int n, const char *path)
 	ok |= a2a_round(&c, comm, BLOCK, 1) << 2;
 	ok |= a2a_round(&c, comm, BLOCK / 3, 2) << 3;
 	{
-		m890_buffer_t arr[MAXN] = { 0 };
 		int good = 1;
 
-		arr[me] = c.sb;
 		good &= m890_alltoall_rank(comm, c.rb, c.rb, 64, c.str) ==
 			M890_ERROR_INVALID_ARGUMENT;
 		good &= m890_alltoall_rank(comm, c.sb, other, 64, c.str) ==
@@ -125,17 +137,27 @@ static unsigned int child(int me, int n, const char *path)
 			strstr(m890_get_last_error(), "not registered");
 		good &= m890_alltoall_rank(comm, c.sb, c.rb, BLOCK + 1, c.str) ==
 			M890_ERROR_INVALID_ARGUMENT;
-		good &= m890_alltoall(comm, arr, arr, 64, &c.str) ==
+		good &= m890_alltoall(comm, &c.sb, &c.sb, 64, &c.str) ==
 			M890_ERROR_INVALID_ARGUMENT &&
-			strstr(m890_get_last_error(), "m890_alltoall_rank");
+			strstr(m890_get_last_error(), "in-place");
 		if (!good)
 			printf("# rank %d refused calls: %s\n", me, m890_get_last_error());
 		ok |= (unsigned int)good << 4;
 	}
+	{
+		struct cc_rank cr = { me, c.dev, c.str, c.sb, c.rb, c.hb, c.hp };
+		struct cc cc = { comm, n, 1, total, &cr };
+
+		ok |= (unsigned int)cc_alltoallv(&cc, 3) << 5;
+		ok |= (unsigned int)cc_group(&cc, 4) << 6;
+		ok |= cc_refusals(&cc, 5) << 7;
+	}
 	if (me == n - 1) {
 		/* This rank "dies": it never joins all-to-all #3. */
 		fflush(stdout);
-		_exit(0x80 | (int)ok);
+		if (write(out, &ok, sizeof(ok)) != sizeof(ok))
+			_exit(2);
+		_exit(0x80);
 	}
 	st = m890_alltoall_rank(comm, c.sb, c.rb, 64, c.str);
 	if (!st)
@@ -143,9 +165,9 @@ static unsigned int child(int me, int n, const char *path)
 	{
 		char want[64];
 
-		snprintf(want, sizeof(want), "waiting for rank %d to join", n - 1);
+		snprintf(want, sizeof(want), "waiting for rank %d", n - 1);
 		if (st == M890_ERROR_TIMEOUT && strstr(m890_get_last_error(), want))
-			ok |= 1u << 5;
+			ok |= 1u << 13;
 		else
 			printf("# rank %d: %s: %s\n", me, m890_status_string(st),
 			       m890_get_last_error());
@@ -155,7 +177,7 @@ static unsigned int child(int me, int n, const char *path)
 	if (st == M890_SUCCESS && m890_stream_synchronize(c.str) == M890_SUCCESS &&
 	    (int64_t)time(NULL) - t0 < 10 &&
 	    m890_alltoall_rank(comm, c.sb, c.rb, 64, c.str) != M890_SUCCESS)
-		ok |= 1u << 6;
+		ok |= 1u << 14;
 	else
 		printf("# rank %d abort: %s\n", me, m890_get_last_error());
 	if (m890_comm_destroy(comm) == M890_SUCCESS &&
@@ -165,10 +187,10 @@ static unsigned int child(int me, int n, const char *path)
 	    m890_buffer_free(c.hb) == M890_SUCCESS &&
 	    m890_stream_destroy(c.str) == M890_SUCCESS &&
 	    m890_device_close(c.dev) == M890_SUCCESS)
-		ok |= 1u << 7;
+		ok |= 1u << 15;
 	else
 		printf("# rank %d teardown: %s\n", me, m890_get_last_error());
-	return ok | 1u << 8;
+	return ok | 1u << 16;
 }
 
 int main(void)
@@ -194,7 +216,7 @@ int main(void)
 
 			close(fdp[i][0]);
 			alarm(120);	/* never hang the suite */
-			ok = child(i, n, path);
+			ok = child(i, n, path, fdp[i][1]);
 			if (write(fdp[i][1], &ok, sizeof(ok)) != sizeof(ok))
 				_exit(2);
 			fflush(stdout);
@@ -211,16 +233,16 @@ int main(void)
 		close(fdp[i][0]);
 		if (i == n - 1) {
 			/* Exited on purpose before all-to-all #3. */
-			ok = WIFEXITED(status) && WEXITSTATUS(status) & 0x80 ?
-			     (unsigned int)WEXITSTATUS(status) & 0x7f : 0;
-			for (int k = 0; k < 5; k++)
+			if (got != sizeof(ok) || !WIFEXITED(status) || WEXITSTATUS(status) != 0x80)
+				ok = 0;
+			for (int k = 0; k < NALIVE; k++)
 				tap_ok(ok >> k & 1, "rank %d of %d: %s", i, n, check_name[k]);
 			tap_ok(WIFEXITED(status), "rank %d of %d: exits before all-to-all #3",
 			       i, n);
 			continue;
 		}
 		if (got != sizeof(ok) || !WIFEXITED(status) || WEXITSTATUS(status))
-			ok &= ~(1u << 8);
+			ok &= ~(1u << 16);
 		for (int k = 0; k < NCHECK; k++)
 			tap_ok(ok >> k & 1, "rank %d of %d: %s", i, n, check_name[k]);
 	}
