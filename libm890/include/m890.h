@@ -656,8 +656,10 @@ typedef struct m890_comm *m890_comm_t;
  * M890_COMM_CONFIG_INIT, then change fields.
  * @size, @magic, @version: set by the initializer; checked.
  * @flags: none defined, 0.
- * @timeout_ns: how long m890_comm_synchronize() waits for the streams
- *              (M890_TIMEOUT_INFINITE: no limit).
+ * @timeout_ns: how long m890_comm_synchronize() waits for the streams,
+ *              and on per-rank communicators how long a collective waits
+ *              for every rank to make the same call (M890_TIMEOUT_INFINITE:
+ *              no limit).
  * @chunk_bytes: largest COPY packet of one block; a block is sent as
  *               ceil(bytes / @chunk_bytes) packets so that no packet holds
  *               the card's command engine for long (0 = the default,

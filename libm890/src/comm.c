@@ -54,7 +54,7 @@
 
 #include "internal.h"
 
-#define COMM_MAX_RANKS 64
+#define COMM_MAX_RANKS M890_COMM_MAX_RANKS
 
 struct comm_win {
 	struct comm_win *next;
@@ -515,6 +515,21 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 					 i, c->r[i].dev->node, j, c->fids[j], what,
 					 err == ENOLINK ? "a port on the path is not up" :
 					 "no export with its key yet");
+	}
+}
+
+/* Wait until @s is idle or @deadline (CLOCK_MONOTONIC ns) passed. */
+static m890_status_t comm_stream_poll(struct m890_stream *s, int64_t deadline)
+{
+	for (;;) {
+		struct timespec ts = { 0, 200000 };
+		m890_status_t st = m890_stream_query(s);
+
+		if (st != M890_NOT_READY)
+			return st;
+		if (m890_monotonic_ns() > deadline)
+			return M890_ERROR_TIMEOUT;
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -1188,18 +1203,7 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 		st = m890_check(si, M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;
-		for (;;) {
-			struct timespec ts = { 0, 200000 };
-
-			st = m890_stream_query(si);
-			if (st != M890_NOT_READY)
-				break;
-			if (m890_monotonic_ns() > deadline) {
-				st = M890_ERROR_TIMEOUT;
-				break;
-			}
-			nanosleep(&ts, NULL);
-		}
+		st = comm_stream_poll(si, deadline);
 		if (st == M890_SUCCESS)
 			continue;
 		missing_peers(c, i, peers, sizeof(peers));
@@ -1372,21 +1376,8 @@ static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
 			       int *failed)
 {
 	for (int l = 0; l < c->nlocal; l++) {
-		struct m890_stream *s = c->r[c->lrank[l]].ctl;
-		m890_status_t st;
+		m890_status_t st = comm_stream_poll(c->r[c->lrank[l]].ctl, deadline);
 
-		for (;;) {
-			struct timespec ts = { 0, 100000 };
-
-			st = m890_stream_query(s);
-			if (st != M890_NOT_READY)
-				break;
-			if (m890_monotonic_ns() > deadline) {
-				st = M890_ERROR_TIMEOUT;
-				break;
-			}
-			nanosleep(&ts, NULL);
-		}
 		if (st) {
 			*failed = c->lrank[l];
 			return st;
