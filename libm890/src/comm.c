@@ -4,13 +4,13 @@
  * and grouped send/recv (coll.c), the EP collectives of ep.c, on
  * communicators whose ranks are in one process or in several.
  *
- * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
- * every peer: slot j ("ready") is set by rank j when its stream reaches a
- * collective, slot n + j ("data") when rank j's transfer with this rank
- * is done.  Each rank also has a mapped host area of 2n slots that its
- * own stream sets once it saw peer j ready (slot j) and peer j's data
- * (slot n + j), so the CPU can tell which peer a stuck rank is waiting
- * for.  Collective number e (the epoch, counting from 1) sets slots to e
+ * Each rank owns an HBM semaphore area that starts with 2n 64-bit slots,
+ * imported by every peer: slot j ("ready") is set by rank j when its
+ * stream reaches a collective, slot n + j ("data") when rank j's transfer
+ * with this rank is done.  Each rank also has a mapped host area (5n
+ * slots) whose first 2n its own stream sets once it saw peer j ready
+ * (slot j) and peer j's data (slot n + j), so the CPU can tell which peer
+ * a stuck rank is waiting for; the metadata exchange below uses the rest.  Collective number e (the epoch, counting from 1) sets slots to e
  * and waits for >= e, so nothing needs resetting between collectives.
  * With one rank per process (m890_comm_create_rank), the semaphore areas
  * and registered buffers reach the peers as dma-bufs through
@@ -37,7 +37,9 @@
  * its record (header of comm_meta.c + up to M890_META_PAYLOAD bytes,
  * staged in a mapped host BO) into slot (r & 1, me) of every rank's
  * region, SIGNALs meta[me] = r on every peer, WAITs for every peer's
- * meta signal (noted in progress slot 2n + j) and copies its region's n
+ * meta signal (noted in progress slot 2n + j; slot 4n + j notes the post
+ * to j, slots 3n.. take meta[] read back after a failure, to name the
+ * missing peers) and copies its region's n
  * records of parity r & 1 into a mapped host BO, which the host reads
  * once the control stream is done, waiting up to the timeout.  A rank
  * can only start round r + 2 after every peer posted round r + 1, which
