@@ -57,13 +57,21 @@ static m890_status_t list_xfer(void *ctx, int i, int j, struct m890_stream *s)
 	return st;
 }
 
-/* Record the failure of a local check (the last error) in @status/@msg. */
-static void refuse(m890_status_t st, int32_t *status, char *msg)
+/*
+ * Record the failure of a local check (the last error, without its
+ * "@what: " prefix, which the peers' message repeats) in @status/@msg.
+ */
+static void refuse(m890_status_t st, const char *what, int32_t *status, char *msg)
 {
+	const char *d = m890_last_detail();
+	size_t w = strlen(what);
+
 	if (*status)
 		return;
+	if (!strncmp(d, what, w) && d[w] == ':' && d[w + 1] == ' ')
+		d += w + 2;
 	*status = st;
-	snprintf(msg, M890_COLL_MSG, "%s", m890_last_detail());
+	snprintf(msg, M890_COLL_MSG, "%s", d);
 }
 
 static m890_status_t check_stream(struct m890_comm *c, int i,
@@ -146,7 +154,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 
 	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams) {
 		refuse(m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL array", what),
-		       &r->status, r->msg);
+		       what, &r->status, r->msg);
 		return;
 	}
 	memcpy(r->rows, sc + (size_t)l * n, sizeof(uint64_t) * n);
@@ -169,7 +177,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 	if (!st && m890_comm_is_per_rank(c))
 		st = m890_comm_reg_find(c, i, rb[l], &index);
 	if (st) {
-		refuse(st, &r->status, r->msg);
+		refuse(st, what, &r->status, r->msg);
 		return;
 	}
 	r->recv_index = index;
@@ -552,7 +560,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		int i = m890_comm_local_rank(c, l);
 
 		if (bad) {
-			refuse(bad, &mine_h[l].status, mine_h[l].msg);
+			refuse(bad, what, &mine_h[l].status, mine_h[l].msg);
 			continue;
 		}
 		for (size_t k = 0; k < count; k++)
