@@ -656,8 +656,10 @@ typedef struct m890_comm *m890_comm_t;
  * M890_COMM_CONFIG_INIT, then change fields.
  * @size, @magic, @version: set by the initializer; checked.
  * @flags: none defined, 0.
- * @timeout_ns: how long m890_comm_synchronize() waits for the streams
- *              (M890_TIMEOUT_INFINITE: no limit).
+ * @timeout_ns: how long m890_comm_synchronize() waits for the streams,
+ *              and on per-rank communicators how long a collective waits
+ *              for every rank to make the same call (M890_TIMEOUT_INFINITE:
+ *              no limit).
  * @chunk_bytes: largest COPY packet of one block; a block is sent as
  *               ceil(bytes / @chunk_bytes) packets so that no packet holds
  *               the card's command engine for long (0 = the default,
@@ -881,8 +883,13 @@ m890_status_t m890_comm_destroy(m890_comm_t comm);
  * every stream blocked in one of its waits is released (the transfers not
  * yet made are skipped or land late; received data is undefined), and the
  * communicator's error becomes M890_ERROR_CANCELED unless an error was
- * already recorded.  Every later collective returns that error.  The
- * handle stays valid for m890_comm_destroy().  M890_ERROR_BUSY when a card
+ * already recorded.  Every later collective returns that error.  Peers
+ * in other processes are released through this process's slots in their
+ * semaphore areas, except the peers a local rank is stuck waiting for
+ * (likely gone: writing into a window their exit revoked would fault this
+ * process's context); a peer that left after the collective may still
+ * make that write fault (M890_ERROR_DEVICE_FAULT).  The handle stays
+ * valid for m890_comm_destroy().  M890_ERROR_BUSY when a card
  * has no free queue to send the release.
  */
 m890_status_t m890_comm_abort(m890_comm_t comm);

@@ -57,13 +57,21 @@ static m890_status_t list_xfer(void *ctx, int i, int j, struct m890_stream *s)
 	return st;
 }
 
-/* Record the failure of a local check (the last error) in @status/@msg. */
-static void refuse(m890_status_t st, int32_t *status, char *msg)
+/*
+ * Record the failure of a local check (the last error, without its
+ * "@what: " prefix, which the peers' message repeats) in @status/@msg.
+ */
+static void refuse(m890_status_t st, const char *what, int32_t *status, char *msg)
 {
+	const char *d = m890_last_detail();
+	size_t w = strlen(what);
+
 	if (*status)
 		return;
+	if (!strncmp(d, what, w) && d[w] == ':' && d[w + 1] == ' ')
+		d += w + 2;
 	*status = st;
-	snprintf(msg, M890_COLL_MSG, "%s", m890_last_detail());
+	snprintf(msg, M890_COLL_MSG, "%s", d);
 }
 
 static m890_status_t check_stream(struct m890_comm *c, int i,
@@ -99,12 +107,15 @@ static m890_status_t check_buf(struct m890_comm *c, int i, struct m890_buffer *b
 	return M890_SUCCESS;
 }
 
-/* Streams of the local ranks, indexed by rank for m890_comm_exchange(). */
-static void rank_streams(struct m890_comm *c, const m890_stream_t *streams,
-			 struct m890_stream **out)
+/* The exchange of @xl on the local ranks' @streams (local order). */
+static m890_status_t run_list(struct m890_comm *c, const m890_stream_t *streams,
+			      const char *label, struct xfer_list *xl)
 {
+	struct m890_stream *gs[M890_COMM_MAX_RANKS] = { 0 };
+
 	for (int l = 0; l < m890_comm_nlocal(c); l++)
-		out[m890_comm_local_rank(c, l)] = streams[l];
+		gs[m890_comm_local_rank(c, l)] = streams[l];
+	return m890_comm_exchange(c, gs, label, list_xfer, xl);
 }
 
 /*
@@ -143,7 +154,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 
 	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams) {
 		refuse(m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL array", what),
-		       &r->status, r->msg);
+		       what, &r->status, r->msg);
 		return;
 	}
 	memcpy(r->rows, sc + (size_t)l * n, sizeof(uint64_t) * n);
@@ -166,7 +177,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 	if (!st && m890_comm_is_per_rank(c))
 		st = m890_comm_reg_find(c, i, rb[l], &index);
 	if (st) {
-		refuse(st, &r->status, r->msg);
+		refuse(st, what, &r->status, r->msg);
 		return;
 	}
 	r->recv_index = index;
@@ -189,9 +200,8 @@ static m890_status_t a2a_run(struct m890_comm *c, const char *what,
 {
 	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
 	size_t rb_bytes = m890_a2a_rec_bytes(n), pairs = (size_t)n * n;
-	struct m890_stream *gs[64] = { 0 };
 	struct xfer_list xl = { .c = c, .n = n };
-	const void *mine[64];
+	const void *mine[M890_COMM_MAX_RANKS];
 	unsigned char *own, *all;
 	m890_status_t st;
 	char msg[400];
@@ -245,10 +255,8 @@ static m890_status_t a2a_run(struct m890_comm *c, const char *what,
 			x->src = sb[l]->va + ri->rows[n + j];
 		}
 	}
-	if (st)
-		goto out;
-	rank_streams(c, streams, gs);
-	st = m890_comm_exchange(c, gs, "all-to-all", list_xfer, &xl);
+	if (!st)
+		st = run_list(c, streams, "all-to-all", &xl);
 out:
 	free(own);
 	free(all);
@@ -520,11 +528,10 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 {
 	static const char what[] = "group_sendrecv";
 	m890_status_t st = m890_comm_usable(c), bad = M890_SUCCESS;
-	struct m890_group_head heads[64], mine_h[64];
+	struct m890_group_head heads[M890_COMM_MAX_RANKS], mine_h[M890_COMM_MAX_RANKS];
 	struct m890_p2p_rec *own = NULL, *all = NULL;
 	struct xfer_list xl = { .c = c };
-	struct m890_stream *gs[64] = { 0 };
-	const void *mine[64];
+	const void *mine[M890_COMM_MAX_RANKS];
 	uint64_t max_ops;
 	char msg[400];
 	int n, m;
@@ -553,7 +560,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		int i = m890_comm_local_rank(c, l);
 
 		if (bad) {
-			refuse(bad, &mine_h[l].status, mine_h[l].msg);
+			refuse(bad, what, &mine_h[l].status, mine_h[l].msg);
 			continue;
 		}
 		for (size_t k = 0; k < count; k++)
@@ -607,10 +614,8 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		goto out;
 	}
 	st = group_xfers(c, ops, count, heads, all, max_ops, &xl);
-	if (st)
-		goto out;
-	rank_streams(c, streams, gs);
-	st = m890_comm_exchange(c, gs, "grouped send/recv", list_xfer, &xl);
+	if (!st)
+		st = run_list(c, streams, "grouped send/recv", &xl);
 out:
 	free(own);
 	free(all);

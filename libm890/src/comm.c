@@ -4,13 +4,13 @@
  * and grouped send/recv (coll.c), the EP collectives of ep.c, on
  * communicators whose ranks are in one process or in several.
  *
- * Each rank owns an HBM semaphore area of 2n 64-bit slots, imported by
- * every peer: slot j ("ready") is set by rank j when its stream reaches a
- * collective, slot n + j ("data") when rank j's transfer with this rank
- * is done.  Each rank also has a mapped host area of 2n slots that its
- * own stream sets once it saw peer j ready (slot j) and peer j's data
- * (slot n + j), so the CPU can tell which peer a stuck rank is waiting
- * for.  Collective number e (the epoch, counting from 1) sets slots to e
+ * Each rank owns an HBM semaphore area that starts with 2n 64-bit slots,
+ * imported by every peer: slot j ("ready") is set by rank j when its
+ * stream reaches a collective, slot n + j ("data") when rank j's transfer
+ * with this rank is done.  Each rank also has a mapped host area (5n
+ * slots) whose first 2n its own stream sets once it saw peer j ready
+ * (slot j) and peer j's data (slot n + j), so the CPU can tell which peer
+ * a stuck rank is waiting for; the metadata exchange below uses the rest.  Collective number e (the epoch, counting from 1) sets slots to e
  * and waits for >= e, so nothing needs resetting between collectives.
  * With one rank per process (m890_comm_create_rank), the semaphore areas
  * and registered buffers reach the peers as dma-bufs through
@@ -37,7 +37,9 @@
  * its record (header of comm_meta.c + up to M890_META_PAYLOAD bytes,
  * staged in a mapped host BO) into slot (r & 1, me) of every rank's
  * region, SIGNALs meta[me] = r on every peer, WAITs for every peer's
- * meta signal (noted in progress slot 2n + j) and copies its region's n
+ * meta signal (noted in progress slot 2n + j; slot 4n + j notes the post
+ * to j, slots 3n.. take meta[] read back after a failure, to name the
+ * missing peers) and copies its region's n
  * records of parity r & 1 into a mapped host BO, which the host reads
  * once the control stream is done, waiting up to the timeout.  A rank
  * can only start round r + 2 after every peer posted round r + 1, which
@@ -54,7 +56,7 @@
 
 #include "internal.h"
 
-#define COMM_MAX_RANKS 64
+#define COMM_MAX_RANKS M890_COMM_MAX_RANKS
 
 struct comm_win {
 	struct comm_win *next;
@@ -515,6 +517,21 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 					 i, c->r[i].dev->node, j, c->fids[j], what,
 					 err == ENOLINK ? "a port on the path is not up" :
 					 "no export with its key yet");
+	}
+}
+
+/* Wait until @s is idle or @deadline (CLOCK_MONOTONIC ns) passed. */
+static m890_status_t comm_stream_poll(struct m890_stream *s, int64_t deadline)
+{
+	for (;;) {
+		struct timespec ts = { 0, 200000 };
+		m890_status_t st = m890_stream_query(s);
+
+		if (st != M890_NOT_READY)
+			return st;
+		if (m890_monotonic_ns() > deadline)
+			return M890_ERROR_TIMEOUT;
+		nanosleep(&ts, NULL);
 	}
 }
 
@@ -1188,18 +1205,7 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 		st = m890_check(si, M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;
-		for (;;) {
-			struct timespec ts = { 0, 200000 };
-
-			st = m890_stream_query(si);
-			if (st != M890_NOT_READY)
-				break;
-			if (m890_monotonic_ns() > deadline) {
-				st = M890_ERROR_TIMEOUT;
-				break;
-			}
-			nanosleep(&ts, NULL);
-		}
+		st = comm_stream_poll(si, deadline);
 		if (st == M890_SUCCESS)
 			continue;
 		missing_peers(c, i, peers, sizeof(peers));
@@ -1372,21 +1378,8 @@ static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
 			       int *failed)
 {
 	for (int l = 0; l < c->nlocal; l++) {
-		struct m890_stream *s = c->r[c->lrank[l]].ctl;
-		m890_status_t st;
+		m890_status_t st = comm_stream_poll(c->r[c->lrank[l]].ctl, deadline);
 
-		for (;;) {
-			struct timespec ts = { 0, 100000 };
-
-			st = m890_stream_query(s);
-			if (st != M890_NOT_READY)
-				break;
-			if (m890_monotonic_ns() > deadline) {
-				st = M890_ERROR_TIMEOUT;
-				break;
-			}
-			nanosleep(&ts, NULL);
-		}
 		if (st) {
 			*failed = c->lrank[l];
 			return st;

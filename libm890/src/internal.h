@@ -154,6 +154,9 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
 			     uint64_t dst, uint64_t src, uint64_t bytes);
 
+/* Most ranks of a communicator (one switch of 64 ports). */
+#define M890_COMM_MAX_RANKS 64
+
 /* Per-rank communicator (m890_comm_create_rank/_fabric). */
 bool m890_comm_is_per_rank(struct m890_comm *c);
 int m890_comm_nlocal(struct m890_comm *c);       /* ranks in this process */
