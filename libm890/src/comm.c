@@ -336,6 +336,16 @@ static m890_status_t comm_alloc(int n, int me,
 	return M890_SUCCESS;
 }
 
+/* A rank's control stream: deferred (one submission per round). */
+static m890_status_t comm_ctl_create(struct m890_comm *c, struct comm_rank *r)
+{
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
+
+	scfg.flags = M890_STREAM_DEFERRED;
+	scfg.timeout_ns = c->timeout_ns;
+	return m890_stream_create_config(r->dev, &scfg, &r->ctl);
+}
+
 /*
  * Rank @i's own areas on @dev: window tables, semaphores, progress, and
  * with @meta (per-rank communicators) the metadata exchange's control
@@ -344,7 +354,6 @@ static m890_status_t comm_alloc(int n, int me,
 static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 				    struct m890_device *dev, bool meta)
 {
-	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
 	struct comm_rank *r = &c->r[i];
 	m890_status_t st;
 	void *p;
@@ -365,9 +374,7 @@ static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 	r->prog = p;
 	if (!meta)
 		return M890_SUCCESS;
-	scfg.flags = M890_STREAM_DEFERRED;
-	scfg.timeout_ns = c->timeout_ns;
-	st = m890_stream_create_config(dev, &scfg, &r->ctl);
+	st = comm_ctl_create(c, r);
 	if (!st)
 		st = m890_buffer_alloc(dev, M890_META_SLOT, M890_MEM_HOST, &r->stage);
 	if (!st)
@@ -943,7 +950,7 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 		st = m890_stream_create(c->r[i].dev, &s);
 		if (!st) {
 			/* Ready, data and (per-rank) metadata slots. */
-			for (int k = 0; k < (c->r[i].ctl ? 3 : 2) * c->n && !st; k++)
+			for (int k = 0; k < (comm_per_rank(c) ? 3 : 2) * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
 			if (!st)
@@ -1243,11 +1250,41 @@ int m890_comm_local_index(struct m890_comm *c, int i)
 }
 
 /*
+ * The second half of round @round on local rank @i's control stream: the
+ * waits for every peer's signal (each noted in the progress area for the
+ * CPU), the copy of the n records of @rec bytes of its own region into
+ * its gather area, and the submission.
+ */
+static m890_status_t meta_gather(struct m890_comm *c, int i, uint64_t round,
+				 uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
+	for (int k = 1; k < n && !st; k++) {
+		int j = (i + n - k) % n;
+
+		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
+			       M890_SEM_GE);
+		if (!st)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
+					 round, M890_SEM_SET);
+	}
+	if (!st)
+		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
+				    r->sem->va + sem_meta_slot(n, round & 1, 0),
+				    M890_META_SLOT, rec, (uint64_t)n);
+	if (!st)
+		st = m890_stream_flush(r->ctl);
+	return st;
+}
+
+/*
  * Enqueue round @round of local rank @i on its control stream: its
  * record of @rec bytes (staged) into slot (@round & 1, i) of every rank's
- * metadata region, a signal of each peer's metadata slot i, the waits for
- * every peer's signal (each noted in the progress area for the CPU), and
- * the copy of the n records of its own region into its gather area.
+ * metadata region, a signal of each peer's metadata slot i (each post
+ * noted in the progress area), then meta_gather().
  */
 static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 			       uint64_t rec)
@@ -1271,22 +1308,32 @@ static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 			st = m890_signal(r->ctl, r->progress->va + 8ull * (4 * n + j),
 					 round, M890_SEM_SET);
 	}
-	for (int k = 1; k < n && !st; k++) {
-		int j = (i + n - k) % n;
+	return st ? st : meta_gather(c, i, round, rec);
+}
 
-		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
-			       M890_SEM_GE);
-		if (!st)
-			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
-					 round, M890_SEM_SET);
-	}
-	if (!st)
-		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
-				    r->sem->va + sem_meta_slot(n, par, 0),
-				    M890_META_SLOT, rec, (uint64_t)n);
-	if (!st)
-		st = m890_stream_flush(r->ctl);
-	return st;
+/*
+ * The driver resets a queue whose work makes no progress for its job
+ * timeout (a few seconds), such as a control stream waiting for a rank
+ * that is late but within the communicator's timeout.  If local rank @i's
+ * control stream was reset that way after posting its record to every
+ * peer, give it a new queue that only waits and gathers again: true if
+ * that was done.
+ */
+static bool meta_rearm(struct m890_comm *c, int i, uint64_t round, uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	int n = c->n;
+
+	if (r->ctl->async_error != M890_ERROR_TIMEOUT)
+		return false;
+	for (int j = 0; j < n; j++)
+		if (j != i && r->prog[4 * n + j] < round)
+			return false;
+	m890_stream_destroy(r->ctl);
+	r->ctl = NULL;
+	if (comm_ctl_create(c, r))
+		return false;
+	return meta_gather(c, i, round, rec) == M890_SUCCESS;
 }
 
 /*
@@ -1373,13 +1420,21 @@ static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 	}
 }
 
-/* Wait up to the deadline for every local control stream. */
-static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
-			       int *failed)
+/*
+ * Wait up to the deadline for every local control stream of round
+ * @round (records of @rec bytes), re-arming those the job timeout reset.
+ */
+static m890_status_t meta_wait(struct m890_comm *c, uint64_t round,
+			       uint64_t rec, int64_t deadline, int *failed)
 {
 	for (int l = 0; l < c->nlocal; l++) {
-		m890_status_t st = comm_stream_poll(c->r[c->lrank[l]].ctl, deadline);
+		int i = c->lrank[l];
+		m890_status_t st;
 
+		do
+			st = comm_stream_poll(c->r[i].ctl, deadline);
+		while (st == M890_ERROR_TIMEOUT && m890_monotonic_ns() <= deadline &&
+		       meta_rearm(c, i, round, rec));
 		if (st) {
 			*failed = c->lrank[l];
 			return st;
@@ -1412,7 +1467,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 			failed = i;
 	}
 	if (!st)
-		st = meta_wait(c, comm_deadline(c), &failed);
+		st = meta_wait(c, round, rec, comm_deadline(c), &failed);
 	if (st) {
 		/*
 		 * Partly done: the exchanges are out of step from here on, so
