@@ -1338,8 +1338,10 @@ static bool meta_rearm(struct m890_comm *c, int i, uint64_t round, uint64_t rec)
 
 /*
  * Which peers' round @round records local rank @i has: its meta[] slots
- * (HBM) copied by a fresh stream into progress slots 3n.. and read; false
- * if that is not possible (the context faulted, no free queue).
+ * (HBM) read through a CPU mapping of the semaphore area if the driver
+ * offers one (it works after a fault of the context too), else copied
+ * by a fresh stream into progress slots 3n.. and read; false if neither
+ * is possible.
  */
 static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss)
 {
@@ -1348,7 +1350,17 @@ static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss
 	m890_status_t st;
 	m890_stream_t s;
 	int n = c->n;
+	void *p;
 
+	if (m890_buffer_map(r->sem, &p) == M890_SUCCESS) {
+		const volatile uint64_t *meta = (const volatile uint64_t *)
+			((unsigned char *)p + sem_meta_sig(n, 0));
+
+		for (int j = 0; j < n; j++)
+			if (j != i && meta[j] < round)
+				miss[j] = true;
+		return true;
+	}
 	scfg.timeout_ns = 1000000000ull;
 	if (m890_stream_create_config(r->dev, &scfg, &s))
 		return false;
@@ -1452,7 +1464,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
 	const unsigned char *recs;
 	m890_status_t st = M890_SUCCESS;
-	char msg[400], peers[240];
+	char msg[400], peers[240], why[160];
 	int failed = -1;
 
 	for (int l = 0; l < c->nlocal && !st; l++) {
@@ -1475,6 +1487,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		 * (a fault on a dead peer's window, the driver's job timeout)
 		 * comes with its own text.
 		 */
+		snprintf(why, sizeof(why), "%s", m890_last_detail());
 		meta_missing(c, round, peers, sizeof(peers));
 		if (st == M890_ERROR_TIMEOUT && peers[0])
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
@@ -1482,7 +1495,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		else
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
 				 what, (unsigned long long)round, failed,
-				 peers[0] ? ", " : "", peers, m890_last_detail());
+				 peers[0] ? ", " : "", peers, why);
 		return m890_comm_set_error(c, st, msg);
 	}
 	recs = c->r[c->lrank[0]].gather_map;
