@@ -336,6 +336,16 @@ static m890_status_t comm_alloc(int n, int me,
 	return M890_SUCCESS;
 }
 
+/* A rank's control stream: deferred (one submission per round). */
+static m890_status_t comm_ctl_create(struct m890_comm *c, struct comm_rank *r)
+{
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
+
+	scfg.flags = M890_STREAM_DEFERRED;
+	scfg.timeout_ns = c->timeout_ns;
+	return m890_stream_create_config(r->dev, &scfg, &r->ctl);
+}
+
 /*
  * Rank @i's own areas on @dev: window tables, semaphores, progress, and
  * with @meta (per-rank communicators) the metadata exchange's control
@@ -344,7 +354,6 @@ static m890_status_t comm_alloc(int n, int me,
 static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 				    struct m890_device *dev, bool meta)
 {
-	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
 	struct comm_rank *r = &c->r[i];
 	m890_status_t st;
 	void *p;
@@ -365,9 +374,7 @@ static m890_status_t comm_rank_init(struct m890_comm *c, int i,
 	r->prog = p;
 	if (!meta)
 		return M890_SUCCESS;
-	scfg.flags = M890_STREAM_DEFERRED;
-	scfg.timeout_ns = c->timeout_ns;
-	st = m890_stream_create_config(dev, &scfg, &r->ctl);
+	st = comm_ctl_create(c, r);
 	if (!st)
 		st = m890_buffer_alloc(dev, M890_META_SLOT, M890_MEM_HOST, &r->stage);
 	if (!st)
@@ -943,7 +950,7 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 		st = m890_stream_create(c->r[i].dev, &s);
 		if (!st) {
 			/* Ready, data and (per-rank) metadata slots. */
-			for (int k = 0; k < (c->r[i].ctl ? 3 : 2) * c->n && !st; k++)
+			for (int k = 0; k < (comm_per_rank(c) ? 3 : 2) * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
 			if (!st)
@@ -1243,11 +1250,41 @@ int m890_comm_local_index(struct m890_comm *c, int i)
 }
 
 /*
+ * The second half of round @round on local rank @i's control stream: the
+ * waits for every peer's signal (each noted in the progress area for the
+ * CPU), the copy of the n records of @rec bytes of its own region into
+ * its gather area, and the submission.
+ */
+static m890_status_t meta_gather(struct m890_comm *c, int i, uint64_t round,
+				 uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
+	for (int k = 1; k < n && !st; k++) {
+		int j = (i + n - k) % n;
+
+		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
+			       M890_SEM_GE);
+		if (!st)
+			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
+					 round, M890_SEM_SET);
+	}
+	if (!st)
+		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
+				    r->sem->va + sem_meta_slot(n, round & 1, 0),
+				    M890_META_SLOT, rec, (uint64_t)n);
+	if (!st)
+		st = m890_stream_flush(r->ctl);
+	return st;
+}
+
+/*
  * Enqueue round @round of local rank @i on its control stream: its
  * record of @rec bytes (staged) into slot (@round & 1, i) of every rank's
- * metadata region, a signal of each peer's metadata slot i, the waits for
- * every peer's signal (each noted in the progress area for the CPU), and
- * the copy of the n records of its own region into its gather area.
+ * metadata region, a signal of each peer's metadata slot i (each post
+ * noted in the progress area), then meta_gather().
  */
 static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 			       uint64_t rec)
@@ -1271,28 +1308,40 @@ static m890_status_t meta_post(struct m890_comm *c, int i, uint64_t round,
 			st = m890_signal(r->ctl, r->progress->va + 8ull * (4 * n + j),
 					 round, M890_SEM_SET);
 	}
-	for (int k = 1; k < n && !st; k++) {
-		int j = (i + n - k) % n;
+	return st ? st : meta_gather(c, i, round, rec);
+}
 
-		st = m890_wait(r->ctl, r->sem->va + sem_meta_sig(n, j), round,
-			       M890_SEM_GE);
-		if (!st)
-			st = m890_signal(r->ctl, r->progress->va + 8ull * (2 * n + j),
-					 round, M890_SEM_SET);
-	}
-	if (!st)
-		st = m890_memcpy_2d(r->ctl, r->gather->va, M890_META_SLOT,
-				    r->sem->va + sem_meta_slot(n, par, 0),
-				    M890_META_SLOT, rec, (uint64_t)n);
-	if (!st)
-		st = m890_stream_flush(r->ctl);
-	return st;
+/*
+ * The driver resets a queue whose work makes no progress for its job
+ * timeout (a few seconds), such as a control stream waiting for a rank
+ * that is late but within the communicator's timeout.  If local rank @i's
+ * control stream was reset that way after posting its record to every
+ * peer, give it a new queue that only waits and gathers again: true if
+ * that was done.
+ */
+static bool meta_rearm(struct m890_comm *c, int i, uint64_t round, uint64_t rec)
+{
+	struct comm_rank *r = &c->r[i];
+	int n = c->n;
+
+	if (r->ctl->async_error != M890_ERROR_TIMEOUT)
+		return false;
+	for (int j = 0; j < n; j++)
+		if (j != i && r->prog[4 * n + j] < round)
+			return false;
+	m890_stream_destroy(r->ctl);
+	r->ctl = NULL;
+	if (comm_ctl_create(c, r))
+		return false;
+	return meta_gather(c, i, round, rec) == M890_SUCCESS;
 }
 
 /*
  * Which peers' round @round records local rank @i has: its meta[] slots
- * (HBM) copied by a fresh stream into progress slots 3n.. and read; false
- * if that is not possible (the context faulted, no free queue).
+ * (HBM) read through a CPU mapping of the semaphore area if the driver
+ * offers one (it works after a fault of the context too), else copied
+ * by a fresh stream into progress slots 3n.. and read; false if neither
+ * is possible.
  */
 static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss)
 {
@@ -1301,7 +1350,17 @@ static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss
 	m890_status_t st;
 	m890_stream_t s;
 	int n = c->n;
+	void *p;
 
+	if (m890_buffer_map(r->sem, &p) == M890_SUCCESS) {
+		const volatile uint64_t *meta = (const volatile uint64_t *)
+			((unsigned char *)p + sem_meta_sig(n, 0));
+
+		for (int j = 0; j < n; j++)
+			if (j != i && meta[j] < round)
+				miss[j] = true;
+		return true;
+	}
 	scfg.timeout_ns = 1000000000ull;
 	if (m890_stream_create_config(r->dev, &scfg, &s))
 		return false;
@@ -1373,13 +1432,21 @@ static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 	}
 }
 
-/* Wait up to the deadline for every local control stream. */
-static m890_status_t meta_wait(struct m890_comm *c, int64_t deadline,
-			       int *failed)
+/*
+ * Wait up to the deadline for every local control stream of round
+ * @round (records of @rec bytes), re-arming those the job timeout reset.
+ */
+static m890_status_t meta_wait(struct m890_comm *c, uint64_t round,
+			       uint64_t rec, int64_t deadline, int *failed)
 {
 	for (int l = 0; l < c->nlocal; l++) {
-		m890_status_t st = comm_stream_poll(c->r[c->lrank[l]].ctl, deadline);
+		int i = c->lrank[l];
+		m890_status_t st;
 
+		do
+			st = comm_stream_poll(c->r[i].ctl, deadline);
+		while (st == M890_ERROR_TIMEOUT && m890_monotonic_ns() <= deadline &&
+		       meta_rearm(c, i, round, rec));
 		if (st) {
 			*failed = c->lrank[l];
 			return st;
@@ -1397,7 +1464,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
 	const unsigned char *recs;
 	m890_status_t st = M890_SUCCESS;
-	char msg[400], peers[240];
+	char msg[400], peers[240], why[160];
 	int failed = -1;
 
 	for (int l = 0; l < c->nlocal && !st; l++) {
@@ -1412,7 +1479,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 			failed = i;
 	}
 	if (!st)
-		st = meta_wait(c, comm_deadline(c), &failed);
+		st = meta_wait(c, round, rec, comm_deadline(c), &failed);
 	if (st) {
 		/*
 		 * Partly done: the exchanges are out of step from here on, so
@@ -1420,6 +1487,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		 * (a fault on a dead peer's window, the driver's job timeout)
 		 * comes with its own text.
 		 */
+		snprintf(why, sizeof(why), "%s", m890_last_detail());
 		meta_missing(c, round, peers, sizeof(peers));
 		if (st == M890_ERROR_TIMEOUT && peers[0])
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
@@ -1427,7 +1495,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		else
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
 				 what, (unsigned long long)round, failed,
-				 peers[0] ? ", " : "", peers, m890_last_detail());
+				 peers[0] ? ", " : "", peers, why);
 		return m890_comm_set_error(c, st, msg);
 	}
 	recs = c->r[c->lrank[0]].gather_map;

@@ -11,7 +11,10 @@
  * 0 bytes and checks every rank's bytes; then one rank calls another
  * collective, then one passes another size (one round against several):
  * every rank must get INVALID_ARGUMENT with the same text, and the next
- * exchange must work.  Finally the last rank kills itself before an
+ * exchange must work.  Then the last rank comes 3.5 s late, with the
+ * driver's job timeout at 1 s: the others' control streams are reset by
+ * the driver while they wait and must be re-armed, the exchange
+ * completing within the communicator's timeout (8 s).  Finally the last rank kills itself before an
  * exchange: the others must time out naming it (and its fabric id; through
  * the switch the write into its revoked window may fault instead, also
  * naming it), abort must return promptly and later exchanges fail with
@@ -30,7 +33,9 @@
 #include "internal.h"
 
 #define MAXN 64
-#define NCHECK 8
+#define NCHECK 9
+#define NALIVE 6		/* checks before the last rank dies */
+#define LATE_NS 3500000000ll	/* the late rank's delay */
 
 static const char *const check_name[NCHECK] = {
 	"joins the communicator",
@@ -38,6 +43,7 @@ static const char *const check_name[NCHECK] = {
 	"gathers records of several rounds, and of 0 bytes",
 	"another collective at one rank: the same INVALID_ARGUMENT at every rank",
 	"another size at one rank: the same INVALID_ARGUMENT at every rank",
+	"a rank late past the driver's job timeout: the exchange completes",
 	"a peer killed before an exchange: timeout naming it",
 	"abort returns promptly, later exchanges fail, destroy works",
 	"exits cleanly",
@@ -105,7 +111,7 @@ static m890_status_t join(int kind, m890_device_t dev, int me, int n,
 	struct m890_comm_config cfg = M890_COMM_CONFIG_INIT;
 	struct m890_comm_fabric_config fc = M890_COMM_FABRIC_CONFIG_INIT;
 
-	cfg.timeout_ns = 3000000000ull;
+	cfg.timeout_ns = 8000000000ull;
 	if (kind == 0)
 		return m890_comm_create_rank(dev, me, n, path, &cfg, comm);
 	fc.comm_id = id;
@@ -161,6 +167,17 @@ static unsigned int child(int kind, int me, int n, const char *path,
 	    strstr(m2, "rank 1") && strstr(m2, "rank 0") &&
 	    gather_ok(comm, &me, 1, n, 100, 6))
 		ok |= 1u << 4;
+	/*
+	 * The last rank comes late, past the driver's job timeout (set to
+	 * 1 s by main()), which resets the others' waiting control streams:
+	 * they are re-armed and the exchange completes within its timeout.
+	 */
+	if (me == n - 1) {
+		struct timespec late = { LATE_NS / 1000000000, LATE_NS % 1000000000 };
+
+		nanosleep(&late, NULL);
+	}
+	ok |= (unsigned int)gather_ok(comm, &me, 1, n, 64, 7) << 5;
 	if (me == n - 1) {
 		/* Dies without joining the next exchange. */
 		if (!send_result(out, ok, m1, m2))
@@ -183,7 +200,7 @@ static unsigned int child(int kind, int me, int n, const char *path,
 		 */
 		if ((st == M890_ERROR_TIMEOUT || (kind && st == M890_ERROR_DEVICE_FAULT)) &&
 		    strstr(m890_get_last_error(), want))
-			ok |= 1u << 5;
+			ok |= 1u << 6;
 		else
 			printf("# rank %d: %s: %s\n", me, m890_status_string(st),
 			       m890_get_last_error());
@@ -201,11 +218,11 @@ static unsigned int child(int kind, int me, int n, const char *path,
 		    m890_comm_allgather_host(comm, "test gather", mine, 1, all) != M890_SUCCESS &&
 		    m890_comm_destroy(comm) == M890_SUCCESS &&
 		    m890_device_close(dev) == M890_SUCCESS)
-			ok |= 1u << 6;
+			ok |= 1u << 7;
 		else
 			printf("# rank %d abort: %s\n", me, m890_get_last_error());
 	}
-	ok |= 1u << 7;
+	ok |= 1u << 8;
 report:
 	return send_result(out, ok, m1, m2) ? 0 : 2;
 }
@@ -248,20 +265,46 @@ static void run_kind(int kind, int n, const uint32_t *fids)
 		}
 		same = !strcmp(m[0], first[0]) && !strcmp(m[1], first[1]);
 		if (i == n - 1) {
-			for (int k = 0; k < 5; k++)
-				tap_ok(ok >> k & 1 && (k < 3 || same), "%s, rank %d of %d: %s",
+			for (int k = 0; k < NALIVE; k++)
+				tap_ok(ok >> k & 1 && (k < 3 || k > 4 || same), "%s, rank %d of %d: %s",
 				       kname[kind], i, n, check_name[k]);
 			tap_ok(WIFSIGNALED(status), "%s, rank %d of %d: killed before the next exchange",
 			       kname[kind], i, n);
 			continue;
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			ok &= ~(1u << 7);
+			ok &= ~(1u << 8);
 		for (int k = 0; k < NCHECK; k++)
 			tap_ok(ok >> k & 1 && (k < 3 || k > 4 || same), "%s, rank %d of %d: %s",
 			       kname[kind], i, n, check_name[k]);
 	}
 	unlink(path);
+}
+
+#define JOB_TIMEOUT "/sys/module/m890/parameters/job_timeout_ms"
+
+/* Read the driver's job timeout into @old (if given), then write @val. */
+static int job_timeout(char *old, size_t len, const char *val)
+{
+	FILE *f;
+	int good;
+
+	if (old) {
+		f = fopen(JOB_TIMEOUT, "r");
+		if (!f || !fgets(old, (int)len, f)) {
+			if (f)
+				fclose(f);
+			snprintf(old, len, "5000");
+			return 0;
+		}
+		fclose(f);
+		old[strcspn(old, "\n")] = 0;
+	}
+	f = fopen(JOB_TIMEOUT, "w");
+	if (!f)
+		return 0;
+	good = fprintf(f, "%s\n", val) > 0;
+	return fclose(f) == 0 && good;
 }
 
 int main(void)
@@ -272,6 +315,7 @@ int main(void)
 	uint32_t fids[MAXN];
 	int rk[MAXN], n;
 	m890_comm_t comm;
+	char old[32] = "5000";
 
 	TAP_REQUIRE(m890_device_count(&n));
 	if (n < 2) {
@@ -305,10 +349,12 @@ int main(void)
 	}
 	for (int i = 0; i < n; i++)
 		TAP_REQUIRE(m890_device_close(dev[i]));
+	tap_ok(job_timeout(old, sizeof(old), "1000"), "driver job timeout set to 1000 ms (was %s)", old);
 	run_kind(0, n, fids);
 	if (info.capabilities & M890_CAP_FABRIC_WINDOWS)
 		run_kind(1, n, fids);
 	else
 		tap_skip("cards without fabric windows", "fabric kind, one process per card");
+	tap_ok(job_timeout(NULL, 0, old), "driver job timeout restored to %s ms", old);
 	return tap_done();
 }
