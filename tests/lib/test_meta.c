@@ -12,9 +12,10 @@
  * collective, then one passes another size (one round against several):
  * every rank must get INVALID_ARGUMENT with the same text, and the next
  * exchange must work.  Then the last rank comes 3.5 s late, with the
- * driver's job timeout at 1 s: the others' control streams are reset by
- * the driver while they wait and must be re-armed, the exchange
- * completing within the communicator's timeout (8 s).  Finally the last rank kills itself before an
+ * driver's job timeout at 1 s (only for that exchange): the others'
+ * control streams are reset by the driver while they wait and must be
+ * re-armed, the exchange completing within the communicator's timeout
+ * (8 s).  Finally the last rank kills itself before an
  * exchange: the others must time out naming it (and its fabric id; through
  * the switch the write into its revoked window may fault instead, also
  * naming it), abort must return promptly and later exchanges fail with
@@ -122,6 +123,32 @@ static m890_status_t join(int kind, m890_device_t dev, int me, int n,
 	return m890_comm_create_fabric(&fc, &cfg, comm);
 }
 
+#define JOB_TIMEOUT "/sys/module/m890/parameters/job_timeout_ms"
+
+/* Read the driver's job timeout into @old (if given), then write @val. */
+static int job_timeout(char *old, size_t len, const char *val)
+{
+	FILE *f;
+	int good;
+
+	if (old) {
+		f = fopen(JOB_TIMEOUT, "r");
+		if (!f || !fgets(old, (int)len, f)) {
+			if (f)
+				fclose(f);
+			snprintf(old, len, "5000");
+			return 0;
+		}
+		fclose(f);
+		old[strcspn(old, "\n")] = 0;
+	}
+	f = fopen(JOB_TIMEOUT, "w");
+	if (!f)
+		return 0;
+	good = fprintf(f, "%s\n", val) > 0;
+	return fclose(f) == 0 && good;
+}
+
 /* Send the checks and the two messages (without their prefix) to the parent. */
 static int send_result(int out, unsigned int ok, const char *m1, const char *m2)
 {
@@ -140,7 +167,8 @@ static int send_result(int out, unsigned int ok, const char *m1, const char *m2)
  * (the message of the refused calls too, to compare between ranks).
  */
 static unsigned int child(int kind, int me, int n, const char *path,
-			  const uint32_t *fids, uint64_t id, int out)
+			  const uint32_t *fids, uint64_t id, int out,
+			  const char *restore)
 {
 	unsigned int ok = 0;
 	m890_device_t dev;
@@ -178,6 +206,9 @@ static unsigned int child(int kind, int me, int n, const char *path,
 		nanosleep(&late, NULL);
 	}
 	ok |= (unsigned int)gather_ok(comm, &me, 1, n, 64, 7) << 5;
+	/* Back to the usual job timeout before the rest (abort included). */
+	if (me == 0)
+		job_timeout(NULL, 0, restore);
 	if (me == n - 1) {
 		/* Dies without joining the next exchange. */
 		if (!send_result(out, ok, m1, m2))
@@ -228,7 +259,7 @@ report:
 }
 
 /* Fork one process per card for @kind and print its checks. */
-static void run_kind(int kind, int n, const uint32_t *fids)
+static void run_kind(int kind, int n, const uint32_t *fids, const char *old)
 {
 	static const char *const kname[2] = { "socket", "fabric" };
 	char path[64], first[2][200] = { "", "" };
@@ -236,6 +267,8 @@ static void run_kind(int kind, int n, const uint32_t *fids)
 	int fdp[MAXN][2];
 
 	snprintf(path, sizeof(path), "/tmp/m890-meta-%d.sock", (int)getpid());
+	/* For the late rank's exchange; rank 0 restores @old after it. */
+	job_timeout(NULL, 0, "1000");
 	fflush(stdout);
 	for (int i = 0; i < n; i++) {
 		if (pipe(fdp[i]))
@@ -244,7 +277,7 @@ static void run_kind(int kind, int n, const uint32_t *fids)
 		if (pid[i] == 0) {
 			close(fdp[i][0]);
 			alarm(120);	/* never hang the suite */
-			_exit(child(kind, i, n, path, fids, 0x3e7a0 + kind, fdp[i][1]));
+			_exit(child(kind, i, n, path, fids, 0x3e7a0 + kind, fdp[i][1], old));
 		}
 		close(fdp[i][1]);
 	}
@@ -279,32 +312,6 @@ static void run_kind(int kind, int n, const uint32_t *fids)
 			       kname[kind], i, n, check_name[k]);
 	}
 	unlink(path);
-}
-
-#define JOB_TIMEOUT "/sys/module/m890/parameters/job_timeout_ms"
-
-/* Read the driver's job timeout into @old (if given), then write @val. */
-static int job_timeout(char *old, size_t len, const char *val)
-{
-	FILE *f;
-	int good;
-
-	if (old) {
-		f = fopen(JOB_TIMEOUT, "r");
-		if (!f || !fgets(old, (int)len, f)) {
-			if (f)
-				fclose(f);
-			snprintf(old, len, "5000");
-			return 0;
-		}
-		fclose(f);
-		old[strcspn(old, "\n")] = 0;
-	}
-	f = fopen(JOB_TIMEOUT, "w");
-	if (!f)
-		return 0;
-	good = fprintf(f, "%s\n", val) > 0;
-	return fclose(f) == 0 && good;
 }
 
 int main(void)
@@ -350,9 +357,9 @@ int main(void)
 	for (int i = 0; i < n; i++)
 		TAP_REQUIRE(m890_device_close(dev[i]));
 	tap_ok(job_timeout(old, sizeof(old), "1000"), "driver job timeout set to 1000 ms (was %s)", old);
-	run_kind(0, n, fids);
+	run_kind(0, n, fids, old);
 	if (info.capabilities & M890_CAP_FABRIC_WINDOWS)
-		run_kind(1, n, fids);
+		run_kind(1, n, fids, old);
 	else
 		tap_skip("cards without fabric windows", "fabric kind, one process per card");
 	tap_ok(job_timeout(NULL, 0, old), "driver job timeout restored to %s ms", old);
