@@ -589,6 +589,7 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 {
 	union m890_packet *slot;
 	unsigned long flags;
+	int dead;
 	u32 i;
 
 	lockdep_assert_held(&q->lock);
@@ -608,8 +609,19 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	dma_fence_get(&f->base);
 	spin_lock_irqsave(&q->fence_lock, flags);
 	list_add_tail(&f->link, &q->pending);
+	dead = q->dead;
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
+	/*
+	 * A fault of another queue of the context may have stopped this one
+	 * (in hard IRQ) since the caller checked: its fence_fail_all() ran
+	 * before the fence was on the list, so fail the job here.  q->dead is
+	 * set under fence_lock, so one of the two always sees the fence.
+	 */
+	if (dead) {
+		m890_fence_fail_all(q, -ECANCELED);
+		return;
+	}
 	/* writel() orders the ring stores before the doorbell. */
 	m890_wr(q->mdev, M890_REG_DOORBELL(q->hwq), q->tail);
 }
