@@ -512,6 +512,7 @@ void m890_queues_reset(struct m890_device *mdev);
 struct m890_fence *m890_fence_alloc(void);
 void m890_fence_init(struct m890_queue *q, struct m890_fence *f, u64 seqno);
 void m890_fence_process(struct m890_queue *q);
+bool m890_fence_track(struct m890_queue *q, struct m890_fence *f);
 void m890_fence_fail_all(struct m890_queue *q, int err);
 irqreturn_t m890_queue_irq(int irq, void *arg);
 

@@ -139,6 +139,40 @@ void m890_fence_process(struct m890_queue *q)
 }
 
 /**
+ * m890_fence_track() - put @f, just submitted, on @q's pending list.
+ * @q: queue.
+ * @f: fence with its seqno, end tail and submission time set, holding the
+ *     pending list's reference.
+ *
+ * The submitter checks that @q is alive before building @f, but a fault
+ * interrupt (of @q or of another queue of its context) may stop @q in
+ * between: m890_fence_fail_all() would then miss @f, which would only
+ * fail by the job timeout, as -ETIMEDOUT instead of the queue's error.
+ * So @q's death is checked again under the fence lock.
+ *
+ * Return: true if @f is pending; false if @q is dead, in which case @f
+ * has been signalled with @q's error and the packets must not be pushed.
+ * Context: any.
+ */
+bool m890_fence_track(struct m890_queue *q, struct m890_fence *f)
+{
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	err = q->dead;
+	if (!err) {
+		list_add_tail(&f->link, &q->pending);
+	} else {
+		dma_fence_set_error(&f->base, err);
+		dma_fence_signal(&f->base);
+		m890_fence_done(f);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	return !err;
+}
+
+/**
  * m890_fence_fail_all() - stop @q and signal its pending fences with @err.
  * @q: queue.
  * @err: negative errno stored in the fences and in @q->dead.

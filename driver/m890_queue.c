@@ -588,11 +588,18 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 			    struct m890_fence *f)
 {
 	union m890_packet *slot;
-	unsigned long flags;
-	int dead;
 	u32 i;
 
 	lockdep_assert_held(&q->lock);
+	f->end_tail = q->tail + count + 1;
+	f->submitted = ktime_get();
+	/*
+	 * The pending list holds its own reference until the fence signals.
+	 * A queue stopped since the caller's check fails @f at once instead.
+	 */
+	dma_fence_get(&f->base);
+	if (!m890_fence_track(q, f))
+		return;
 	for (i = 0; i < count; i++)
 		memcpy(&q->ring[(q->tail + i) & (M890_RING_ENTRIES - 1)], &pkts[i],
 		       sizeof(*pkts));
@@ -602,26 +609,7 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	slot->fence.value = (__force u64)cpu_to_le64(f->base.seqno);
 	slot->fence.hdr = (__force u32)cpu_to_le32(M890_PKT_HDR(M890_PKT_FENCE, 0));
 	WRITE_ONCE(q->tail, q->tail + count + 1);
-	f->end_tail = q->tail;
-	f->submitted = ktime_get();
 
-	/* The pending list holds its own reference until the fence signals. */
-	dma_fence_get(&f->base);
-	spin_lock_irqsave(&q->fence_lock, flags);
-	list_add_tail(&f->link, &q->pending);
-	dead = q->dead;
-	spin_unlock_irqrestore(&q->fence_lock, flags);
-
-	/*
-	 * A fault of another queue of the context may have stopped this one
-	 * (in hard IRQ) since the caller checked: its fence_fail_all() ran
-	 * before the fence was on the list, so fail the job here.  q->dead is
-	 * set under fence_lock, so one of the two always sees the fence.
-	 */
-	if (dead) {
-		m890_fence_fail_all(q, -ECANCELED);
-		return;
-	}
 	/* writel() orders the ring stores before the doorbell. */
 	m890_wr(q->mdev, M890_REG_DOORBELL(q->hwq), q->tail);
 }
