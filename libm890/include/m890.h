@@ -933,7 +933,11 @@ m890_status_t m890_comm_get_async_error(m890_comm_t comm,
  * the ranks not seen (and their fabric ids), or with
  * M890_ERROR_DEVICE_FAULT when writing into a dead peer's revoked window
  * faulted, and the error is sticky (m890_comm_abort() releases the
- * waits).  The data then moves as described at m890_alltoallv().
+ * waits).  A rank that arrives only after its peers posted their
+ * records and gave up still finds every record: its call succeeds and
+ * enqueues, and the failure shows at m890_comm_synchronize() as a timeout
+ * naming the peers that never joined the data exchange.  The data then
+ * moves as described at m890_alltoallv().
  */
 
 /**
