@@ -2,10 +2,11 @@
 /*
  * Collective checks shared by the per-rank communicator tests
  * (test_mproc.c: one process per card through a socket; test_fabric_comm.c:
- * through the switch, in one VM or across VMs).  A process holds m of the
+ * through the switch, in one VM or across VMs; test_rankstress.c).  A process holds m of the
  * n ranks (struct cc_rank each, in local order) and calls the same
  * functions as every other process at the same time:
  *
+ * - cc_a2a_rank(): one rank's all-to-all, every received byte checked;
  * - cc_alltoallv(): uneven counts, zero counts, gaps between blocks, every
  *   received byte and every byte between blocks checked against a host
  *   reference;
@@ -52,6 +53,38 @@ struct cc {
 static inline uint8_t cc_pat(int from, int to, uint64_t off, int round)
 {
 	return (uint8_t)(from * 37 + to * 11 + off * 3 + (off >> 10) + round * 71 + 5);
+}
+
+/*
+ * One rank's all-to-all of @b bytes per peer on @comm (one local rank):
+ * cc_pat() blocks from @r's send buffer into @rb, through @r's host
+ * buffer (n * @b bytes of each), every received byte checked.  Returns 1
+ * if right; a failure's message goes to stdout as a TAP comment.
+ */
+static inline int cc_a2a_rank(const struct cc_rank *r, m890_comm_t comm, int n,
+			      m890_buffer_t rb, uint64_t b, int round)
+{
+	m890_stream_t str = r->str;
+	uint64_t wrong = 0;
+
+	for (int j = 0; j < n; j++)
+		for (uint64_t o = 0; o < b; o++)
+			r->hp[j * b + o] = cc_pat(r->rank, j, o, round);
+	if (m890_memcpy_htod(str, r->sb, 0, r->hb, 0, b * n) ||
+	    m890_alltoall_rank(comm, r->sb, rb, b, str) ||
+	    m890_comm_synchronize(comm, &str) ||
+	    m890_memcpy_dtoh(str, r->hb, 0, rb, 0, b * n) ||
+	    m890_stream_synchronize(str)) {
+		printf("# rank %d round %d: %s\n", r->rank, round, m890_get_last_error());
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		for (uint64_t o = 0; o < b; o++)
+			wrong += r->hp[i * b + o] != cc_pat(i, r->rank, o, round);
+	if (wrong)
+		printf("# rank %d round %d: %llu wrong bytes\n", r->rank, round,
+		       (unsigned long long)wrong);
+	return !wrong;
 }
 
 /* alltoallv: bytes from i to j (0 for a third of the pairs). */

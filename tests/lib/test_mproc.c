@@ -53,11 +53,6 @@ static const char *const check_name[NCHECK] = {
 	"exits cleanly",
 };
 
-static uint8_t pat(int from, int to, uint64_t off, int round)
-{
-	return (uint8_t)(from * 37 + to * 11 + off * 3 + (off >> 10) + round * 71 + 5);
-}
-
 struct ctx {
 	int n, me;
 	m890_device_t dev;
@@ -68,26 +63,10 @@ struct ctx {
 
 static int a2a_round(struct ctx *c, m890_comm_t comm, uint64_t b, int round)
 {
-	uint64_t wrong = 0;
+	const struct cc_rank r = { .rank = c->me, .dev = c->dev, .str = c->str,
+				   .sb = c->sb, .rb = c->rb, .hb = c->hb, .hp = c->hp };
 
-	for (int j = 0; j < c->n; j++)
-		for (uint64_t o = 0; o < b; o++)
-			c->hp[j * b + o] = pat(c->me, j, o, round);
-	if (m890_memcpy_htod(c->str, c->sb, 0, c->hb, 0, b * c->n) ||
-	    m890_alltoall_rank(comm, c->sb, c->rb, b, c->str) ||
-	    m890_comm_synchronize(comm, &c->str) ||
-	    m890_memcpy_dtoh(c->str, c->hb, 0, c->rb, 0, b * c->n) ||
-	    m890_stream_synchronize(c->str)) {
-		printf("# rank %d round %d: %s\n", c->me, round, m890_get_last_error());
-		return 0;
-	}
-	for (int i = 0; i < c->n; i++)
-		for (uint64_t o = 0; o < b; o++)
-			wrong += c->hp[i * b + o] != pat(i, c->me, o, round);
-	if (wrong)
-		printf("# rank %d round %d: %llu wrong bytes\n", c->me, round,
-		       (unsigned long long)wrong);
-	return !wrong;
+	return cc_a2a_rank(&r, comm, c->n, c->rb, b, round);
 }
 
 /* The child of rank @me: returns a bit mask of passed checks. */

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "coll_checks.h"
 
 #define MAXN 64
 #define BLOCK 4099u		/* odd, crosses a page */
@@ -71,11 +72,6 @@ static const char *const check_name[NCHECK] = {
 	"abort and destroy after the failures",
 };
 
-static uint8_t pat(int from, int to, uint64_t off, int round)
-{
-	return (uint8_t)(from * 29 + to * 13 + off * 7 + (off >> 9) + round * 53 + 1);
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -96,26 +92,10 @@ struct ctx {
 static int a2a_check(struct ctx *c, m890_comm_t comm, m890_buffer_t rb,
 		     uint64_t b, int round)
 {
-	uint64_t wrong = 0;
+	const struct cc_rank r = { .rank = c->me, .dev = c->dev, .str = c->str,
+				   .sb = c->sb, .rb = rb, .hb = c->hb, .hp = c->hp };
 
-	for (int j = 0; j < c->n; j++)
-		for (uint64_t o = 0; o < b; o++)
-			c->hp[j * b + o] = pat(c->me, j, o, round);
-	if (m890_memcpy_htod(c->str, c->sb, 0, c->hb, 0, b * c->n) ||
-	    m890_alltoall_rank(comm, c->sb, rb, b, c->str) ||
-	    m890_comm_synchronize(comm, &c->str) ||
-	    m890_memcpy_dtoh(c->str, c->hb, 0, rb, 0, b * c->n) ||
-	    m890_stream_synchronize(c->str)) {
-		printf("# rank %d round %d: %s\n", c->me, round, m890_get_last_error());
-		return 0;
-	}
-	for (int i = 0; i < c->n; i++)
-		for (uint64_t o = 0; o < b; o++)
-			wrong += c->hp[i * b + o] != pat(i, c->me, o, round);
-	if (wrong)
-		printf("# rank %d round %d: %llu wrong bytes\n", c->me, round,
-		       (unsigned long long)wrong);
-	return !wrong;
+	return cc_a2a_rank(&r, comm, c->n, rb, b, round);
 }
 
 static int expect(m890_status_t st, m890_status_t want, const char *what, int me)
