@@ -171,7 +171,10 @@ struct m890_pt {
  * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
  * @fabric_faults: queue stops by a fabric refusal not yet announced.
  * @fabric_fault_addr: faulting VA of the last of them.
- * @num_qvec: queue MSI-X vectors; queue q uses vector 1 + q % num_qvec.
+ * @num_vec: MSI-X vectors in use, events and queues.
+ * @num_qvec: vectors that serve queues; queue q completes on vector
+ *            @qvec_base + q % @num_qvec.
+ * @qvec_base: first of them: 1, or 0 when one vector serves everything.
  * @irq_ctx: per-vector cookie for the queue IRQ handlers.
  * @hbm_used: bytes of HBM allocated to BOs, all clients.
  * @reset_sem: taken for writing by a device reset, for reading by code
@@ -219,7 +222,9 @@ struct m890_device {
 	u32 evt_sw;
 	atomic_t fabric_faults;
 	u64 fabric_fault_addr;
+	u32 num_vec;
 	u32 num_qvec;
+	u32 qvec_base;
 
 	struct m890_qirq {
 		struct m890_device *mdev;

@@ -3,9 +3,10 @@
  * DOC: PCI probe and removal
  *
  * Probe maps BAR0, records BAR2 (HBM) for mmap, resets the card, sets up
- * the device MMU context table, requests one MSI-X vector for events
- * (vector 0) and one per hardware queue (1 + q), and registers the DRM
- * accel device.  Removal calls drm_dev_unplug() first: from then on every
+ * the device MMU context table, requests MSI-X vectors (vector 0 for
+ * events, then up to one per queue; fewer when the system runs short, and
+ * queues then share them: m890_irq_init()), and registers the DRM accel
+ * device.  Removal calls drm_dev_unplug() first: from then on every
  * path that touches the hardware fails its drm_dev_enter() and skips the
  * MMIO, so clients that keep the device open are safe; their pending
  * fences are signalled with -ENODEV.
@@ -58,7 +59,7 @@ static void m890_irqs_enable(struct m890_device *mdev, bool on)
 	struct pci_dev *pdev = mdev->pdev;
 	u32 v;
 
-	for (v = M890_MSIX_VEC_EVENT; v < M890_MSIX_VEC_QUEUE0 + mdev->num_qvec; v++) {
+	for (v = M890_MSIX_VEC_EVENT; v < mdev->num_vec; v++) {
 		if (on)
 			enable_irq(pci_irq_vector(pdev, v));
 		else
@@ -158,40 +159,67 @@ static irqreturn_t m890_event_irq(int irq, void *arg)
 	return IRQ_HANDLED;
 }
 
+static unsigned int m890_max_vectors;
+module_param_named(max_vectors, m890_max_vectors, uint, 0444);
+MODULE_PARM_DESC(max_vectors,
+		 "MSI-X vectors a card asks for at most (0: one for events and one per online CPU, up to one per queue; 1: one vector shared by events and every queue)");
+
+/* Vector 0 alone serves events and every queue (m890_irq_init()). */
+static irqreturn_t m890_shared_irq(int irq, void *arg)
+{
+	struct m890_device *mdev = arg;
+
+	m890_event_irq(irq, mdev);
+	return m890_queue_irq(irq, &mdev->irq_ctx[0]);
+}
+
 static void m890_irq_fini(struct m890_device *mdev)
 {
 	struct pci_dev *pdev = mdev->pdev;
 	u32 v;
 
-	for (v = 0; v < mdev->num_qvec; v++)
-		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_QUEUE0 + v), &mdev->irq_ctx[v]);
+	for (v = 0; v < mdev->num_qvec && mdev->qvec_base; v++)
+		free_irq(pci_irq_vector(pdev, mdev->qvec_base + v), &mdev->irq_ctx[v]);
 	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
 	pci_free_irq_vectors(pdev);
 }
 
 /*
- * Vector 0 for events and, ideally, one vector per hardware queue.  With
- * many cards the CPUs run out of interrupt vectors, so a card uses at most
- * M890_MAX_QVEC queue vectors (fewer if requests fail) and queue q shares
- * vector 1 + q % num_qvec.
+ * How many MSI-X vectors to ask for: one for events and one per online
+ * CPU, up to one per hardware queue, as NVMe drivers size their I/O
+ * queues; more vectors than CPUs completes no faster, and 64 cards with
+ * one vector per queue would use up the CPUs' interrupt vectors.
  */
-static int m890_irq_init(struct m890_device *mdev)
+static u32 m890_irq_want(struct m890_device *mdev)
+{
+	u32 want = M890_MSIX_VEC_QUEUE0 +
+		   min3(mdev->num_queues, (u32)M890_MAX_QVEC, num_online_cpus());
+
+	if (m890_max_vectors)
+		want = min(want, m890_max_vectors);
+	return want;
+}
+
+/* Queue q completes on vector qvec_base + q % num_qvec. */
+static int m890_irq_request(struct m890_device *mdev, int nvec)
 {
 	struct pci_dev *pdev = mdev->pdev;
-	u32 want = min_t(u32, mdev->num_queues, M890_MAX_QVEC);
-	int nvec, ret;
 	u32 v;
+	int ret;
 
-	nvec = pci_alloc_irq_vectors(pdev, M890_MSIX_VEC_QUEUE0 + 1,
-				     M890_MSIX_VEC_QUEUE0 + want, PCI_IRQ_MSIX);
-	if (nvec < 0)
-		return nvec;
-
+	mdev->irq_ctx[0].mdev = mdev;
+	mdev->irq_ctx[0].q = 0;
+	if (nvec == 1) {
+		mdev->qvec_base = M890_MSIX_VEC_EVENT;
+		mdev->num_qvec = 1;
+		return request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT),
+				   m890_shared_irq, 0, M890_DRIVER_NAME, mdev);
+	}
 	ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq, 0,
 			  M890_DRIVER_NAME, mdev);
 	if (ret)
-		goto err_vectors;
-
+		return ret;
+	mdev->qvec_base = M890_MSIX_VEC_QUEUE0;
 	for (v = 0; v < nvec - M890_MSIX_VEC_QUEUE0; v++) {
 		mdev->irq_ctx[v].mdev = mdev;
 		mdev->irq_ctx[v].q = v;
@@ -200,19 +228,48 @@ static int m890_irq_init(struct m890_device *mdev)
 		if (ret)
 			break;
 	}
-	if (!v)
-		goto err_event;
+	if (!v) {
+		free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
+		return ret;
+	}
 	mdev->num_qvec = v;
-	if (v < mdev->num_queues)
-		drm_info(&mdev->drm, "%u queues share %u interrupt vectors\n",
-			 mdev->num_queues, v);
 	return 0;
+}
 
-err_event:
-	free_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), mdev);
-err_vectors:
-	pci_free_irq_vectors(pdev);
-	return ret;
+/*
+ * Vector 0 for events and up to one vector per queue (m890_irq_want()).
+ * The vectors are a shared resource of the whole system: when the
+ * allocation fails (-ENOSPC once the CPUs' vectors are taken), ask for
+ * half as many, down to a single vector that serves events and every
+ * queue.  Sharing costs a scan of the queues that share a vector on each
+ * interrupt; nothing is lost.
+ */
+static int m890_irq_init(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	u32 want = m890_irq_want(mdev);
+	int nvec = -ENOSPC, ret;
+
+	for (; want; want /= 2) {
+		nvec = pci_alloc_irq_vectors(pdev, want, want, PCI_IRQ_MSIX);
+		if (nvec > 0)
+			break;
+	}
+	if (nvec < 0) {
+		dev_err(&pdev->dev, "no MSI-X vector: %d\n", nvec);
+		return nvec;
+	}
+	ret = m890_irq_request(mdev, nvec);
+	if (ret) {
+		pci_free_irq_vectors(pdev);
+		dev_err(&pdev->dev, "cannot request its interrupt: %d\n", ret);
+		return ret;
+	}
+	mdev->num_vec = mdev->qvec_base + mdev->num_qvec;
+	if (mdev->num_qvec < mdev->num_queues)
+		drm_dbg_driver(&mdev->drm, "%u queues share %u interrupt vectors\n",
+			       mdev->num_queues, mdev->num_qvec);
+	return 0;
 }
 
 static int m890_read_config(struct m890_device *mdev)
@@ -235,6 +292,15 @@ static int m890_read_config(struct m890_device *mdev)
 		return -ENODEV;
 	}
 	mdev->hbm_size = m890_rd64(mdev, M890_REG_HBM_SIZE);
+	/*
+	 * A BAR the PCI core could not place (the bridge window is too
+	 * small) has length 0: the card's HBM is then out of the CPU's reach.
+	 */
+	if (!pci_resource_len(pdev, M890_BAR_HBM)) {
+		dev_err(&pdev->dev, "BAR %d (HBM, %llu MiB) not assigned: no room in the host bridge's 64-bit window\n",
+			M890_BAR_HBM, mdev->hbm_size >> 20);
+		return -ENOSPC;
+	}
 	if (mdev->hbm_size > pci_resource_len(pdev, M890_BAR_HBM))
 		mdev->hbm_size = pci_resource_len(pdev, M890_BAR_HBM);
 	mdev->hbm_phys = pci_resource_start(pdev, M890_BAR_HBM);

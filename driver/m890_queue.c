@@ -128,7 +128,7 @@ static void m890_queue_hw_start(struct m890_queue *q)
 	m890_wr(mdev, m890_qreg(q, M890_Q_ASID), q->ctx->asid);
 	m890_wr64(mdev, m890_qreg(q, M890_Q_FENCE_ADDR), q->ring_dma + M890_RING_BYTES);
 	m890_wr(mdev, m890_qreg(q, M890_Q_MSIX_VECTOR),
-		M890_MSIX_VEC_QUEUE0 + q->hwq % mdev->num_qvec);
+		mdev->qvec_base + q->hwq % mdev->num_qvec);
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_ENABLE);
 }
 

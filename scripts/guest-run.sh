@@ -11,15 +11,21 @@
 #
 # usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
-#   -H  put the last card behind a pcie-root-port (native PCIe hotplug), so
-#       `device_del card<N-1>` on the monitor removes it from the running
+#   -H  make the last card's root port hot-pluggable (native PCIe hotplug),
+#       so `device_del card<N-1>` on the monitor removes it from the running
 #       guest; the guest then has one vCPU (see below)
+# Card i sits in a slot of its own: behind root port rp<i> at 00:<1+i/8>.<i%8>
+# (Documentation/architecture.rst, "PCIe topology").  The guest's /init
+# fails the boot, naming the card, when a card does not probe.
 # Environment: M890_MONITOR, path of the QEMU monitor's Unix socket
 # (default: a private one).
 # Environment: QEMU (binary), KERNEL (vmlinuz), INITRD (base cpio);
 # ICN_SWITCHD (the daemon) for -V.
+# Environment, for people: GUEST_MEM (guest RAM in MiB; default 1024 +
+# 32 per card), GUEST_CPUS (vCPUs; default 2), GUEST_APPEND (more kernel
+# command-line options), QEMU_OPTS (more QEMU options, split at blanks).
 set -uo pipefail
-cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs= smp=2
+cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs= smp=${GUEST_CPUS:-2}
 while getopts "n:V:m:t:l:iNH" o; do
 	case $o in
 	n) cards=$OPTARG ;;
@@ -29,7 +35,7 @@ while getopts "n:V:m:t:l:iNH" o; do
 	l) log=$OPTARG ;;
 	i) interactive=1 ;;
 	N) noload=" m890.noload" ;;
-	H) hotplug=1 hpargs=" pcie_ports=native" smp=1 ;;
+	H) hotplug=1 hpargs=" pcie_ports=native" ;;
 	*) exit 2 ;;
 	esac
 done
@@ -85,7 +91,12 @@ fi
 # it need not calibrate (see below) and can use the TSC as its clocksource.
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || tsc_khz=2000000
-mem=$((1024 + cards * 16))
+mem=${GUEST_MEM:-$((1024 + cards * 32))}
+case $mem in ''|*[!0-9]*) echo "guest-run: GUEST_MEM must be a number of MiB, not '$mem'" >&2; exit 2 ;; esac
+[ "$mem" -ge 256 ] || { echo "guest-run: GUEST_MEM must be at least 256 (MiB)" >&2; exit 2; }
+case $smp in ''|*[!0-9]*|0) echo "guest-run: GUEST_CPUS must be a positive number, not '$smp'" >&2; exit 2 ;; esac
+[ "$smp" -le 64 ] || { echo "guest-run: GUEST_CPUS must be at most 64" >&2; exit 2; }
+read -r -a qemu_opts <<<"${QEMU_OPTS:-}"
 
 # One vCPU with -H: QEMU 10.0's TCG flushes the other vCPUs' TLBs only
 # asynchronously after the memory map changes (tcg_commit), and an MMIO
@@ -93,9 +104,11 @@ mem=$((1024 + cards * 16))
 # unplugged card's BARs just went away) aborts QEMU in iotlb_to_section().
 # "pcie_ports=native": the firmware grants no _OSC control, pciehp needs it.
 
+[ "$hotplug" = 1 ] && smp=1
+
 # vm_args DIR VM: QEMU's arguments for VM number VM into the array args.
 vm_args() {
-	local dir=$1 v=$2 i port bus switch=icn-switch,id=sw0 mon=$1/monitor.sock
+	local dir=$1 v=$2 i port hp mf switch=icn-switch,id=sw0 mon=$1/monitor.sock
 	if [ -n "${M890_MONITOR:-}" ]; then
 		mon=$M890_MONITOR
 		[ "$vms" -gt 1 ] && mon=$mon.vm$v
@@ -104,21 +117,25 @@ vm_args() {
 	args=(-machine microvm,pcie=on,rtc=on $accel -cpu max -smp "$smp" -m "${mem}M"
 		-nodefaults -no-user-config -nographic -no-reboot -L /usr/share/qemu
 		-serial stdio -kernel "$KERNEL" -initrd "$(vm_initrd "$dir" "$v")"
-		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline$noload$hpargs"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr lpj=8000000 tsc_early_khz=$tsc_khz tsc=reliable lapic=notscdeadline m890_cards=$cards$noload$hpargs${GUEST_APPEND:+ $GUEST_APPEND}"
 		-monitor "unix:$mon,server=on,wait=off"
 		-object "$switch")
 	# the name identifies the VM in icn-switchd's log
 	[ "$vms" -gt 1 ] && args+=(-name "m890-vm$v")
+	# One root port per card, eight to a slot of the root bus (functions
+	# 0-7, multifunction), so 64 cards fit in slots 1-8 of its 32.  Only
+	# the -H card's port has a hot-plug slot: the kernel reserves bus
+	# resources for every hot-pluggable slot.
 	for ((i = 0; i < cards; i++)); do
 		port=$((v * cards + i))
-		bus=
-		if [ "$hotplug" = 1 ] && [ $((i + 1)) = "$cards" ]; then
-			args+=(-device "pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1")
-			bus=",bus=rp0"
-		fi
-		args+=(-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
-			-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$port$bus")
+		hp=off mf=
+		[ "$hotplug" = 1 ] && [ $((i + 1)) = "$cards" ] && hp=on
+		[ $((i % 8)) = 0 ] && mf=,multifunction=on
+		args+=(-device "pcie-root-port,id=rp$i,bus=pcie.0,addr=$((1 + i / 8)).$((i % 8))$mf,chassis=1,slot=$((i + 1)),hotplug=$hp"
+			-object "memory-backend-memfd,id=hbm$i,size=${hbm}M,share=on"
+			-device "m890,id=card$i,memdev=hbm$i,switch=sw0,port=$port,bus=rp$i")
 	done
+	args+=("${qemu_opts[@]}")
 }
 
 if [ "$interactive" = 1 ]; then
@@ -143,17 +160,23 @@ fi
 # (twice at most).  /init then checks that every vCPU wakes from a short
 # sleep (a vCPU whose local timer stopped after boot hangs every task
 # that sleeps on it) and prints M890-RETRY and powers off if one does
-# not; such a boot is restarted too.  Hangs after that are the command's
-# and are never retried.
+# not; such a boot is restarted too (twice at most).  A kernel that
+# oopses or panics before the command runs (seen about once in 15 boots
+# under TCG: an int3 oops in sched_clock_cpu during init; /init reports
+# one as M890-RETRY-BOOT) gets one fresh boot, reported; a second one
+# fails the run.  Hangs and oopses after that are the command's and are
+# never retried, and a card that does not probe fails the run at once.
 #
 # run_vm DIR VM PREFIX: boot VM number VM, print its console (each line
 # prefixed by PREFIX) and leave the guest's exit status in DIR/rc.
 run_vm() {
-	local dir=$1 v=$2 prefix=$3 attempt booted t pipeline qrc rc
+	local dir=$1 v=$2 prefix=$3 attempt=0 booted t pipeline qrc rc
+	local hangs_left=2 retries_left=2 oopses_left=1
 	local boot_timeout=${M890_BOOT_TIMEOUT:-90}
 	mkdir -p "$dir"
 	vm_args "$dir" "$v"
-	for attempt in 1 2 3; do
+	while :; do
+		attempt=$((attempt + 1))
 		: >"$dir/console.log"
 		rm -f "$dir/qemu.pid" "$dir/qemu.rc"
 		{
@@ -162,7 +185,7 @@ run_vm() {
 			echo $? >"$dir/qemu.rc"
 		} | sed -u 's/\r$//' | tee "$dir/console.log" |
 			sed -u -E "/^ *(not )?ok [0-9]/! s/^/$prefix/" | tee -a "$log" |
-			grep --line-buffered -v -E '^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED)|\[ *[0-9.]+\] (reboot|ACPI))' &
+			grep --line-buffered -v -E '^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED|CMD$)|\[ *[0-9.]+\] (reboot|ACPI))' &
 		pipeline=$!
 		booted=0
 		for ((t = 0; t < boot_timeout * 2; t++)); do
@@ -174,14 +197,27 @@ run_vm() {
 			sleep 0.5
 		done
 		if [ $booted = 0 ] && [ -s "$dir/qemu.pid" ] && kill -0 "$pipeline" 2>/dev/null; then
-			echo "guest-run: ${prefix}guest did not boot in ${boot_timeout}s (attempt $attempt), restarting it" >&2
+			echo "guest-run: ${prefix}guest did not boot in ${boot_timeout}s (attempt $attempt)$( [ $hangs_left -gt 0 ] && echo ', restarting it')" >&2
 			kill "$(cat "$dir/qemu.pid")" 2>/dev/null
 			wait "$pipeline"
+			[ $hangs_left -gt 0 ] || break
+			hangs_left=$((hangs_left - 1))
 			continue
 		fi
 		wait "$pipeline"
-		if [ "$attempt" -lt 3 ] && grep -q '^M890-RETRY' "$dir/console.log"; then
+		if [ $retries_left -gt 0 ] && grep -q '^M890-RETRY:' "$dir/console.log"; then
 			echo "guest-run: ${prefix}guest asked for a fresh boot (attempt $attempt), restarting it" >&2
+			retries_left=$((retries_left - 1))
+			continue
+		fi
+		# A kernel that oopsed or panicked before the command ran: one
+		# fresh boot, reported; a second such boot fails the run.
+		if [ $oopses_left -gt 0 ] && ! grep -q '^M890-CMD$' "$dir/console.log" &&
+			grep -q -E '^M890-RETRY-BOOT|Kernel panic|Oops' "$dir/console.log"; then
+			oopses_left=0
+			echo "guest-run: ${prefix}guest kernel failed before the command ran (attempt $attempt):" \
+				"$(grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:' "$dir/console.log")" \
+				"; restarting it once" >&2
 			continue
 		fi
 		break

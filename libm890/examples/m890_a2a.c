@@ -8,7 +8,9 @@
  * window, and has card i copy block j into slot i of card j's destination
  * (peers visited in rotated order, j = (i + k) % N, so that the cards do
  * not all hit the same peer at once).  All streams run concurrently; the
- * program then reads every destination back and checks every byte, and
+ * program then reads every destination back (through one card's host
+ * staging buffer at a time, so that 64 cards need no more guest memory
+ * than one) and checks every byte, and
  * reports per-card and total bandwidth in wall time (host) and modelled
  * device time.  busbw = algbw * (N - 1) / N as for nccl-tests' alltoall.
  *
@@ -37,8 +39,7 @@ struct card {
 	m890_device_t dev;
 	struct m890_device_info info;
 	m890_stream_t stream;
-	m890_buffer_t src, dst, host;
-	uint8_t *host_ptr;
+	m890_buffer_t src, dst;
 	m890_window_t *win;	/* [n]: window on card j's dst, NULL for self */
 	m890_event_t ev_start, ev_end;
 };
@@ -63,13 +64,55 @@ static void usage(FILE *f)
 		"                [--timeout SECONDS] [--hold]\n"
 		"  -n CARDS   cards of this VM taking part (default: all)\n"
 		"  -b BYTES   bytes each card sends to each card, K/M/G suffix\n"
-		"             allowed (default 1M)\n"
+		"             allowed (default 1M; above 8 cards 64M / CARDS^2,\n"
+		"             rounded down to a power of two: 64 MiB in all)\n"
 		"  -v         verbose\n"
 		"  --fabric COMMID    one communicator over the cards of several VMs\n"
 		"                     (every VM runs m890-a2a with the same COMMID)\n"
 		"  --ranks IDS        fabric ids of the ranks in rank order, e.g. 0-7\n"
 		"  --timeout SECONDS  for the peers to join and finish (default 60)\n"
 		"  --hold             join, then wait until killed without exchanging\n");
+}
+
+/* A host staging buffer of @bytes on @card's device, mapped at *@ptr. */
+static m890_status_t staging_get(struct card *card, uint64_t bytes,
+				 m890_buffer_t *buf, uint8_t **ptr)
+{
+	m890_status_t st;
+	void *p;
+
+	st = m890_buffer_alloc(card->dev, bytes, M890_MEM_HOST, buf);
+	if (st)
+		return st;
+	st = m890_buffer_map(*buf, &p);
+	if (st) {
+		m890_buffer_free(*buf);
+		*buf = NULL;
+		return st;
+	}
+	*ptr = p;
+	return M890_SUCCESS;
+}
+
+static void staging_put(m890_buffer_t *buf)
+{
+	if (*buf)
+		m890_buffer_free(*buf);
+	*buf = NULL;
+}
+
+/*
+ * 1 MiB per peer up to 8 cards (64 MiB in all); above, the exchange stays
+ * at 64 MiB in all (16 KiB per peer on 64 cards), which keeps the byte
+ * check of every block quick in an emulated guest.
+ */
+static uint64_t default_block(int n)
+{
+	uint64_t b = 1ull << 20;
+
+	while (b > 4096 && b * (uint64_t)n * (uint64_t)n > (64ull << 20))
+		b >>= 1;
+	return b;
 }
 
 static void vlog(const char *msg, int n)
@@ -80,7 +123,9 @@ static void vlog(const char *msg, int n)
 
 int main(int argc, char **argv)
 {
-	uint64_t block = 1ull << 20, total, poison_bytes;
+	uint64_t block = 0, total, poison_bytes;
+	m890_buffer_t host = NULL;
+	uint8_t *host_ptr;
 	struct card *c = NULL;
 	int ncards = -1, avail, n = 0, opt, i, j, k, rc = 1;
 	int64_t t0, t1;
@@ -164,7 +209,7 @@ int main(int argc, char **argv)
 	}
 	if (fabric) {
 		fab.ncards = ncards;
-		fab.block = block;
+		fab.block = block ? block : default_block(fab.nranks);
 		return a2a_fabric_run(&fab);
 	}
 
@@ -175,6 +220,8 @@ int main(int argc, char **argv)
 			n, avail);
 		return 1;
 	}
+	if (!block)
+		block = default_block(n);
 	if ((uint64_t)n > UINT64_MAX / block) {
 		fprintf(stderr, "m890-a2a: block size too large\n");
 		return 2;
@@ -189,7 +236,6 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		struct m890_stream_config cfg = M890_STREAM_CONFIG_INIT;
-		void *p;
 
 		c[i].info = (struct m890_device_info)M890_DEVICE_INFO_INIT;
 		c[i].win = calloc(n, sizeof(*c[i].win));
@@ -206,10 +252,6 @@ int main(int argc, char **argv)
 		      "card %d: %" PRIu64 " bytes of HBM for the source", i, total);
 		CHECK(m890_buffer_alloc(c[i].dev, total, M890_MEM_HBM, &c[i].dst),
 		      "card %d: %" PRIu64 " bytes of HBM for the destination", i, total);
-		CHECK(m890_buffer_alloc(c[i].dev, total, M890_MEM_HOST, &c[i].host),
-		      "card %d: %" PRIu64 " bytes of host memory", i, total);
-		CHECK(m890_buffer_map(c[i].host, &p), "card %d: map host buffer", i);
-		c[i].host_ptr = p;
 		CHECK(m890_event_create(c[i].dev, &c[i].ev_start), "card %d: event", i);
 		CHECK(m890_event_create(c[i].dev, &c[i].ev_end), "card %d: event", i);
 		if (verbose)
@@ -218,23 +260,26 @@ int main(int argc, char **argv)
 				c[i].info.hbm_bytes);
 	}
 
-	/* Source patterns through host memory; destinations poisoned. */
+	/*
+	 * Source patterns through host memory, destinations poisoned; one
+	 * card's host staging buffer at a time.
+	 */
 	vlog("writing source patterns", n);
 	for (i = 0; i < n; i++) {
 		uint64_t dva;
 
+		CHECK(staging_get(&c[i], total, &host, &host_ptr),
+		      "card %d: %" PRIu64 " bytes of host memory", i, total);
 		for (j = 0; j < n; j++)
-			a2a_pattern_fill(c[i].host_ptr + (uint64_t)j * block,
-					 i, j, block);
-		CHECK(m890_memcpy_htod(c[i].stream, c[i].src, 0, c[i].host, 0,
-				       total), "card %d: upload", i);
+			a2a_pattern_fill(host_ptr + (uint64_t)j * block, i, j, block);
+		CHECK(m890_memcpy_htod(c[i].stream, c[i].src, 0, host, 0, total),
+		      "card %d: upload", i);
 		CHECK(m890_buffer_va(c[i].dst, &dva), "card %d: va", i);
 		CHECK(m890_memset32(c[i].stream, dva, 0xdeadbeef, poison_bytes),
 		      "card %d: poison destination", i);
-		CHECK(m890_stream_flush(c[i].stream), "card %d: flush", i);
-	}
-	for (i = 0; i < n; i++)
 		CHECK(m890_stream_synchronize(c[i].stream), "card %d: upload", i);
+		staging_put(&host);
+	}
 
 	vlog("importing peer windows", n);
 	for (i = 0; i < n; i++)
@@ -271,18 +316,15 @@ int main(int argc, char **argv)
 	t1 = cli_now_ns();
 
 	vlog("reading back", n);
-	for (i = 0; i < n; i++) {
-		memset(c[i].host_ptr, 0, total);
-		CHECK(m890_memcpy_dtoh(c[i].stream, c[i].host, 0, c[i].dst, 0,
-				       total), "card %d: download", i);
-		CHECK(m890_stream_flush(c[i].stream), "card %d: flush", i);
-	}
-	for (i = 0; i < n; i++)
-		CHECK(m890_stream_synchronize(c[i].stream), "card %d: download", i);
-
 	for (j = 0; j < n; j++) {
+		CHECK(staging_get(&c[j], total, &host, &host_ptr),
+		      "card %d: %" PRIu64 " bytes of host memory", j, total);
+		memset(host_ptr, 0, total);
+		CHECK(m890_memcpy_dtoh(c[j].stream, host, 0, c[j].dst, 0, total),
+		      "card %d: download", j);
+		CHECK(m890_stream_synchronize(c[j].stream), "card %d: download", j);
 		for (i = 0; i < n; i++) {
-			const uint8_t *slot = c[j].host_ptr + (uint64_t)i * block;
+			const uint8_t *slot = host_ptr + (uint64_t)i * block;
 			uint64_t bad = a2a_pattern_check(slot, i, j, block);
 
 			if (bad != block) {
@@ -293,6 +335,7 @@ int main(int argc, char **argv)
 					a2a_pattern_byte(i, j, bad));
 			}
 		}
+		staging_put(&host);
 	}
 
 	printf("# m890-a2a: %d cards, %" PRIu64 " bytes per peer, %" PRIu64 " bytes per card\n",
@@ -349,6 +392,7 @@ int main(int argc, char **argv)
 	}
 
 fail:
+	staging_put(&host);
 	if (c) {
 		for (i = 0; i < n; i++) {
 			for (j = 0; j < n; j++)
@@ -362,8 +406,6 @@ fail:
 				m890_event_destroy(c[i].ev_end);
 			if (c[i].stream)
 				m890_stream_destroy(c[i].stream);
-			if (c[i].host)
-				m890_buffer_free(c[i].host);
 			if (c[i].dst)
 				m890_buffer_free(c[i].dst);
 			if (c[i].src)
