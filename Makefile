@@ -57,7 +57,7 @@ qemu: deps
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
-include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk)
+include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk tests/guest/guest.mk)
 
 # ---- the guest ----
 image: module userspace
@@ -130,12 +130,3 @@ install: $(BUILD)/bin/icnctl $(BUILD)/lib/libm890.so.1.0.0
 clean:
 	rm -rf $(BUILD) m890.ko m890.mod* *.o .*.cmd Module.symvers modules.order \
 		driver/*.o driver/.*.cmd
-
-# The in-guest test driver.
-$(BUILD)/bin/m890-guest-tests: tests/guest/m890-guest-tests.sh
-	@mkdir -p $(dir $@)
-	@install -m 755 $< $@
-$(BUILD)/bin/m890-vm-fabric: tests/guest/m890-vm-fabric.sh
-	@mkdir -p $(dir $@)
-	@install -m 755 $< $@
-userspace: $(BUILD)/bin/m890-guest-tests $(BUILD)/bin/m890-vm-fabric

@@ -3,7 +3,7 @@
  * DOC: ep_perf - MoE dispatch and combine times, DeepEP style
  *
  * ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]
- *         [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED]
+ *         [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]
  *
  * One communicator over the cards (or -g CARDS), an EP object of the
  * given shape (default: the Kimi-K3 decode step, 128 tokens per rank,
@@ -25,7 +25,8 @@
  * write, which no card's clock shows; routing drawn
  * the same way for RANKS ranks of TOKENS tokens each; the same formula at
  * the measured card count is printed next to the measurement, so the two
- * can be compared.  The floor is the time to move, at 800 GB/s, the bytes
+ * can be compared (their difference is printed; with -A PCT a difference
+ * above PCT percent fails the run).  The floor is the time to move, at 800 GB/s, the bytes
  * DeepEP's normal mode moves: each token once to every other rank that
  * holds one of its experts (dispatch: a payload row; combine: a bf16 row).
  *
@@ -336,9 +337,9 @@ int main(int argc, char **argv)
 	uint32_t *counts, cap = 0;
 	uint16_t *xh;
 	uint64_t seed = 1;
-	double wd = 0, wc = 0, md = 0, mc = 0;
+	double wd = 0, wc = 0, md = 0, mc = 0, agree = -1;
 
-	while ((opt = getopt(argc, argv, "t:H:E:k:d:n:w:g:P:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:E:k:d:n:w:g:P:s:A:")) != -1) {
 		switch (opt) {
 		case 't': sh.t = (uint32_t)atoi(optarg); break;
 		case 'H': sh.h = (uint32_t)atoi(optarg); break;
@@ -349,6 +350,11 @@ int main(int argc, char **argv)
 		case 'g': want = atoi(optarg); break;
 		case 'P': proj = atoi(optarg); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'A':
+			agree = atof(optarg);
+			if (agree < 0)
+				goto usage;
+			break;
 		case 'd':
 			tname = optarg;
 			if (!strcmp(optarg, "bf16"))
@@ -536,6 +542,19 @@ int main(int argc, char **argv)
 		printf("  %-10s %6d %10s %10s %10.2f %10.2f %10.3f %10.1f\n",
 		       "combine", proj, "-", "-", pc / 1e3, fc / 1e3,
 		       bd / sh.row * 2 * sh.h / 1e6, bd / sh.row * 2 * sh.h / pc);
+		{
+			double ed = xd > 0 ? (md * 1e3 - xd) / xd * 100 : 0;
+			double ec = xc > 0 ? (mc * 1e3 - xc) / xc * 100 : 0;
+
+			printf("# measured vs formula on %d cards: dispatch %+.2f%%, combine %+.2f%%\n",
+			       n, ed, ec);
+			if (agree >= 0 && (ed > agree || ed < -agree ||
+					   ec > agree || ec < -agree)) {
+				printf("# FAILED: measured and formula differ by more than %.2f%%\n",
+				       agree);
+				wrong++;
+			}
+		}
 		printf("# projected %d ranks (formula + %.1f us for the last write to land): dispatch %.2fx, combine %.2fx the 800 GB/s floor (goal: within 1.2x)\n",
 		       proj, DELIVERY_NS / 1e3, pd / fd, pc / fc);
 		printf("# #wrong %d\n", wrong);
@@ -563,7 +582,9 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr,
 		"usage: ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]\n"
-		"               [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED]\n"
-		"  HIDDEN a multiple of 32, TOPK 1..64, EXPERTS a multiple of the cards and of RANKS\n");
+		"               [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]\n"
+		"  HIDDEN a multiple of 32, TOPK 1..64, EXPERTS a multiple of the cards and of RANKS\n"
+		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
+		"          than PCT percent\n");
 	return 2;
 }

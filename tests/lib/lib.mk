@@ -16,7 +16,7 @@ lib-tests: $(LIB_TEST_BINS)
 userspace: lib-tests
 
 $(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h tests/lib/ep_ranks.h tests/lib/ep_ref.h \
-		tests/lib/coll_checks.h \
+		tests/lib/coll_checks.h tests/lib/drv_param.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Itests/lib -o $@ $< \
@@ -24,7 +24,7 @@ $(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h tests/li
 
 # The metadata exchange is internal to the library: that test links the
 # library's objects (same flags) instead of libm890.so.
-$(M890_BUILD)/tests/m890-lib-test-meta: tests/lib/test_meta.c tests/lib/tap.h \
+$(M890_BUILD)/tests/m890-lib-test-meta: tests/lib/test_meta.c tests/lib/tap.h tests/lib/drv_param.h \
 		$(LIBM890_OBJS) $(LIBM890_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_CFLAGS) -Itests/lib -o $@ $< \

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drv_param.h"
 #include "tap.h"
 #include "internal.h"
 
@@ -123,31 +124,6 @@ static m890_status_t join(int kind, m890_device_t dev, int me, int n,
 	return m890_comm_create_fabric(&fc, &cfg, comm);
 }
 
-#define JOB_TIMEOUT "/sys/module/m890/parameters/job_timeout_ms"
-
-/* Read the driver's job timeout into @old (if given), then write @val. */
-static int job_timeout(char *old, size_t len, const char *val)
-{
-	FILE *f;
-	int good;
-
-	if (old) {
-		f = fopen(JOB_TIMEOUT, "r");
-		if (!f || !fgets(old, (int)len, f)) {
-			if (f)
-				fclose(f);
-			snprintf(old, len, "5000");
-			return 0;
-		}
-		fclose(f);
-		old[strcspn(old, "\n")] = 0;
-	}
-	f = fopen(JOB_TIMEOUT, "w");
-	if (!f)
-		return 0;
-	good = fprintf(f, "%s\n", val) > 0;
-	return fclose(f) == 0 && good;
-}
 
 /* Send the checks and the two messages (without their prefix) to the parent. */
 static int send_result(int out, unsigned int ok, const char *m1, const char *m2)

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# In-guest checks of a whole supernode in one guest, run by `make check`
+# (suite guest-64cards) as the guest's command:
+#   m890-supernode-tests [CARDS]
+# Every card probed and present and up on the switch, the all-to-all
+# over every card with every block checked, the single-process
+# collective tests (all-to-all, alltoallv, grouped send/recv) and the EP
+# tests (dispatch/combine in bf16, MXFP8 and MXFP4, bit-exact against the
+# host reference), then ep_perf on the Kimi-K3 decode shape, whose
+# modelled times measured from TIMESTAMP events must agree with its
+# formula within 1%.  Prints TAP; exits non-zero if anything failed.
+cards=${1:-64}
+n=0
+fail=0
+
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		fail=1
+		echo "not ok $n - $2"
+	fi
+}
+
+# suite NAME CMD...: a program that prints its own TAP lines.
+suite() {
+	echo "# suite $1"
+	shift
+	"$@"
+	rc=$?
+	[ $rc = 0 ] || { echo "# $1 exited with status $rc"; fail=1; }
+}
+
+nodes=$(ls /dev/accel 2>/dev/null | grep -c '^accel')
+test "$nodes" = "$cards"
+result $? "$cards accel nodes (found $nodes)"
+
+icnctl -j port show >/tmp/ports.json
+result $? "icnctl -j port show"
+present=$(sed 's/},{/}\n{/g' /tmp/ports.json | grep -c '"present":true')
+up=$(sed 's/},{/}\n{/g' /tmp/ports.json | grep '"present":true' | grep -c '"oper":"up"')
+test "$present" = "$cards"
+result $? "$cards ports present on the switch (found $present)"
+test "$up" = "$cards"
+result $? "$cards ports oper up (found $up)"
+
+m890-a2a >/tmp/a2a.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/a2a.log | tail -n 4
+blocks=$((cards * cards))
+test $rc = 0 && grep -q "OK: all $blocks blocks verified" /tmp/a2a.log
+result $? "m890-a2a on $cards cards: all $blocks blocks verified"
+
+suite m890-lib-test-comm m890-lib-test-comm
+suite m890-lib-test-ep m890-lib-test-ep
+
+# The K3 decode step, measured: one warm-up and one timed iteration
+# suffice (modelled time is deterministic), -A 1 fails a measurement
+# that strays from the formula by more than 1%.
+ep_perf -n 1 -w 1 -A 1 >/tmp/ep.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/ep.log
+test $rc = 0 && grep -q '#wrong 0' /tmp/ep.log
+result $? "ep_perf, Kimi-K3 decode on $cards cards: data right, measured modelled time within 1% of the formula"
+
+echo "1..$n"
+exit $fail
