@@ -10,7 +10,8 @@
 # output goes to build/logs/<suite>.log and a line per suite is printed.
 #
 # Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
-# QTEST_DIR; CHECK_CARDS, CHECK_VMS=0 (skip the two-VM suite).
+# QTEST_DIR; CHECK_CARDS, CHECK_VMS=0 (skip the suites of several VMs),
+# CHECK_SUPERNODE=0 (skip the 64-card suites).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/logs
@@ -86,7 +87,22 @@ if [ "${CHECK_VMS:-1}" != 0 ]; then
 	run_suite guest-2vms "$top/scripts/guest-run.sh" -V 2 -n 2 -t "${GUEST_TIMEOUT:-1200}" \
 		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric --leave
 fi
-# 6. Hot-unplug: device_del of a card behind a pcie-root-port with a client
+# 6. The supernode: 64 cards in one guest (tests/guest/m890-supernode-tests.sh:
+# the all-to-all, the single-process collective and EP tests, ep_perf's
+# measured Kimi-K3 step against its formula), and the same 64 cards as
+# four VMs of sixteen on icn-switchd (m890-vm-fabric in each).
+if [ "${CHECK_SUPERNODE:-1}" != 0 ]; then
+	run_suite guest-64cards "$top/scripts/guest-run.sh" -n 64 -t "${GUEST_TIMEOUT:-1800}" \
+		-l "$logdir/guest-64cards.console.log" -- "m890-supernode-tests 64"
+	if [ "${CHECK_VMS:-1}" != 0 ]; then
+		run_suite guest-4vms "$top/scripts/guest-run.sh" -V 4 -n 16 -t "${GUEST_TIMEOUT:-1800}" \
+			-l "$logdir/guest-4vms.console.log" -- m890-vm-fabric
+	fi
+fi
+# 7. The guest harness: every card probes at the PCIe layout's edges, a
+# card that does not probe fails the boot naming it, GUEST_* variables.
+run_suite guest-boot "$top/tests/guest/m890-boot-tests.sh" -l "$logdir/guest-boot.console.log"
+# 8. Hot-unplug: device_del of a card behind a pcie-root-port with a client
 # open (its own boot: the card is gone afterwards).
 run_suite guest-hotplug "$top/tests/guest/m890-hotplug-test.sh" -l "$logdir/guest-hotplug.console.log"
 

@@ -24,9 +24,11 @@ hostname m890-guest
 # hangs and RCU reports stalls.  Check from CPU 0 (whose timer drives
 # jiffies) that every CPU wakes from a short sleep; if one does not, ask
 # guest-run.sh for a fresh boot instead of running the command.
+# (Count the CPUs before pinning: nproc counts the CPUs one may run on.)
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
 taskset -p -c 0 $$ >/dev/null 2>&1
 c=1
-while [ "$c" -lt "$(nproc)" ]; do
+while [ "$c" -lt "$ncpu" ]; do
 	taskset -c "$c" usleep 50000 &
 	p=$!
 	n=0
@@ -41,7 +43,7 @@ while [ "$c" -lt "$(nproc)" ]; do
 	wait "$p"
 	c=$((c + 1))
 done
-taskset -p -c "0-$(($(nproc) - 1))" $$ >/dev/null 2>&1
+taskset -p -c "0-$((ncpu - 1))" $$ >/dev/null 2>&1
 ip link set lo up 2>/dev/null
 
 # A kernel that already reported a problem while booting (seen rarely
