@@ -3,7 +3,8 @@
 #
 # Build the guest's initramfs: busybox, the guest kernel's DRM modules that
 # m890.ko needs, m890.ko itself, and the project's binaries (build/bin,
-# build/tests) with every shared library they link, copied from the host.
+# build/tests, the user's programs) with every shared library they link,
+# copied from the host.
 #
 # usage: guest-image.sh KREL KMODROOT OUT.cpio
 set -euo pipefail
@@ -44,10 +45,17 @@ done
 printf '%s\n' "${order[@]}" >"$stage/lib/modules/load-order"
 cp "$top/m890.ko" "$stage/lib/modules/m890.ko"
 
-# The project's programs and libraries, plus every host library they need.
-for d in bin tests; do
+# The project's programs and libraries, the user's programs (the
+# executables of $GUEST_PROGRAMS, default user/, and the C files there
+# built into build/user: user/README.md), plus every host library they need.
+for d in bin tests user; do
 	[ -d "$top/build/$d" ] && cp -a "$top/build/$d/." "$stage/usr/bin/"
 done
+udir=${GUEST_PROGRAMS:-user}
+case $udir in /*) ;; *) udir=$top/$udir ;; esac
+if [ -d "$udir" ]; then
+	find "$udir" -maxdepth 1 -type f -perm -u+x ! -name '*.c' -exec cp {} "$stage/usr/bin/" \;
+fi
 [ -d "$top/build/lib" ] && cp -a "$top/build/lib/." "$stage/usr/lib/"
 elves=()
 while IFS= read -r -d '' f; do

@@ -15,3 +15,17 @@ userspace: $(GUEST_SCRIPT_BINS)
 $(M890_BUILD)/bin/m890-%: tests/guest/m890-%.sh
 	@mkdir -p $(dir $@)
 	@install -m 755 $< $@
+
+# The user's own programs (user/README.md): NAME.c built against libm890
+# into build/user/NAME; guest-image.sh copies build/user and the other
+# executables of the folder into the guest's /usr/bin.
+GUEST_PROGRAMS ?= user
+export GUEST_PROGRAMS
+GUEST_USER_SRCS := $(wildcard $(GUEST_PROGRAMS)/*.c)
+GUEST_USER_BINS := $(patsubst $(GUEST_PROGRAMS)/%.c,$(M890_BUILD)/user/%,$(GUEST_USER_SRCS))
+
+userspace: $(GUEST_USER_BINS)
+
+$(M890_BUILD)/user/%: $(GUEST_PROGRAMS)/%.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS) -lm -lpthread
