@@ -58,13 +58,14 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest shell run check \
-	bench clean help install
+	check-unit bench clean help install
 all: module qemu userspace
 
 help:
 	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
 	@echo "make run VMS=2 CARDS=4   two VMs of 4 cards each on one icn-switchd fabric"
 	@echo "make check               run every test suite"
+	@echo "make check-unit          run the host unit tests only (no guest)"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
 	@echo "make shell               interactive guest shell"
@@ -140,6 +141,12 @@ bench: qemu image
 # ---- tests ----
 check: qemu image
 	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+
+# The host unit tests alone (the first suites of make check): no kernel,
+# QEMU or guest.
+check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
+	@scripts/check-unit.sh
+
 # ---- install: icnctl (+ man page, bash completion) and libm890 ----
 PREFIX ?= /usr/local
 DESTDIR ?=
