@@ -86,9 +86,11 @@ module: kernel
 	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config modules
 
 # ---- QEMU with the M890 device and ICN switch ----
+# (qemu.sh's status must not be lost in a pipe: a failed build stops here.)
 qemu: deps
 	@mkdir -p $(BUILD)
-	@scripts/qemu.sh | tail -n 1 >$(BUILD)/qemu-bindir.tmp
+	@out=$$(scripts/qemu.sh) && d=$$(printf '%s\n' "$$out" | tail -n 1) && \
+		test -x "$$d/qemu-system-x86_64" && echo "$$d" >$(BUILD)/qemu-bindir.tmp
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
