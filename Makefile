@@ -2,14 +2,48 @@
 #
 # M890 open stack.  `make run` boots emulated cards and runs the main job;
 # `make check` runs every test suite.  Both install what they need first.
+#
+# Two stages.  Stage 1 (below) reads no other makefile: it installs the
+# Debian packages the goals need (scripts/deps.sh) and then runs make again
+# with M890_MAKE_STAGE=2 and the same goals and variables.  Stage 2 is the
+# build itself; its makefiles ask pkg-config for flags, which only works
+# once the packages are there.  `make help` and `make clean` install
+# nothing and need no root.
 
 M890_CACHE ?= $(HOME)/.cache/m890
+export M890_CACHE
+
+ifeq ($(M890_MAKE_STAGE),)
+# ---- stage 1: packages first ----
+M890_GOALS := $(or $(MAKECMDGOALS),all)
+M890_DEPS_GOALS := $(filter-out help clean,$(M890_GOALS))
+ifeq ($(M890_DEPS_GOALS),)
+M890_DEPS :=
+else ifneq ($(filter bench,$(M890_DEPS_GOALS)),)
+M890_DEPS := bench
+else ifeq ($(filter-out install,$(M890_DEPS_GOALS)),)
+M890_DEPS := install
+else
+M890_DEPS := build
+endif
+
+.PHONY: $(M890_GOALS) m890-stage2
+$(M890_GOALS): m890-stage2
+	@:
+m890-stage2:
+ifneq ($(M890_DEPS),)
+	@scripts/deps.sh $(M890_DEPS)
+endif
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) M890_MAKE_STAGE=2 \
+		$(MAKECMDGOALS)
+
+else
+# ---- stage 2: the build ----
 CARDS ?= 8
 VMS ?= 1
 HBM_MB ?= 128
 GUEST_TIMEOUT ?= 900
 CMD ?=
-export M890_CACHE
 
 BUILD := build
 LOGDIR := $(BUILD)/logs
@@ -24,13 +58,14 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest shell run check \
-	bench clean help install
+	check-unit bench clean help install
 all: module qemu userspace
 
 help:
 	@echo "make run [CARDS=N]       boot N emulated cards, run the all-to-all job"
 	@echo "make run VMS=2 CARDS=4   two VMs of 4 cards each on one icn-switchd fabric"
 	@echo "make check               run every test suite"
+	@echo "make check-unit          run the host unit tests only (no guest)"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
 	@echo "make shell               interactive guest shell"
@@ -38,8 +73,8 @@ help:
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  icnctl, libm890, man page, completion"
 
 # ---- dependencies (Debian archive only; idempotent, quiet when present) ----
+# Stage 1 has run scripts/deps.sh for the goals already.
 deps:
-	@scripts/deps.sh
 
 kernel: deps
 	@scripts/kernel.sh >/dev/null
@@ -51,12 +86,15 @@ module: kernel
 	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config modules
 
 # ---- QEMU with the M890 device and ICN switch ----
+# (qemu.sh's status must not be lost in a pipe: a failed build stops here.)
 qemu: deps
 	@mkdir -p $(BUILD)
-	@scripts/qemu.sh | tail -n 1 >$(BUILD)/qemu-bindir.tmp
+	@out=$$(scripts/qemu.sh) && d=$$(printf '%s\n' "$$out" | tail -n 1) && \
+		test -x "$$d/qemu-system-x86_64" && echo "$$d" >$(BUILD)/qemu-bindir.tmp
 	@mv $(BUILD)/qemu-bindir.tmp $(BUILD)/qemu-bindir
 
 # ---- userspace: libm890, icnctl, test programs ----
+include scripts/pkg-config.mk
 include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk tests/guest/guest.mk)
 
 # ---- the guest ----
@@ -98,7 +136,6 @@ EP_ARGS ?= -n 3 -w 1
 BENCH_HBM_MB ?= 2048
 BENCH_TIMEOUT ?= 3600
 bench: qemu image
-	@scripts/deps.sh bench
 	@$(MAKE) -s bench-host
 	@$(GUEST_ENV) CARDS=$(CARDS) HBM_MB=$(BENCH_HBM_MB) A2A_ARGS='$(A2A_ARGS)' \
 		EP_ARGS='$(EP_ARGS)' GUEST_TIMEOUT=$(BENCH_TIMEOUT) tests/bench/bench.sh
@@ -106,6 +143,11 @@ bench: qemu image
 # ---- tests ----
 check: qemu image
 	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+
+# The host unit tests alone (the first suites of make check): no kernel,
+# QEMU or guest.
+check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
+	@scripts/check-unit.sh
 
 # ---- install: icnctl (+ man page, bash completion) and libm890 ----
 PREFIX ?= /usr/local
@@ -130,3 +172,5 @@ install: $(BUILD)/bin/icnctl $(BUILD)/lib/libm890.so.1.0.0
 clean:
 	rm -rf $(BUILD) m890.ko m890.mod* *.o .*.cmd Module.symvers modules.order \
 		driver/*.o driver/.*.cmd
+
+endif # stage 2

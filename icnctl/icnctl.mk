@@ -14,17 +14,25 @@
 
 M890_BUILD ?= build
 CC ?= cc
+include scripts/pkg-config.mk
 
 ICNCTL_OBJDIR := $(M890_BUILD)/obj/icnctl
 ICNCTL_SRCS := $(sort $(wildcard icnctl/*.c))
 ICNCTL_OBJS := $(patsubst icnctl/%.c,$(ICNCTL_OBJDIR)/%.o,$(ICNCTL_SRCS))
 ICNCTL_HDRS := icnctl/icnctl.h uapi/linux/icn_netlink.h
 ICNCTL_PKGS := libnl-genl-3.0 json-c
+# pkg-config runs on first use (scripts/pkg-config.mk), after `make deps`.
+ICNCTL_PKG_CFLAGS = $(call m890_pkg_config,ICNCTL_PKG_CFLAGS,--cflags $(ICNCTL_PKGS))
+ICNCTL_PKG_LIBS = $(call m890_pkg_config,ICNCTL_PKG_LIBS,--libs $(ICNCTL_PKGS))
+ICNCTL_NL_CFLAGS = $(call m890_pkg_config,ICNCTL_NL_CFLAGS,--cflags libnl-genl-3.0)
+ICNCTL_NL_LIBS = $(call m890_pkg_config,ICNCTL_NL_LIBS,--libs libnl-genl-3.0)
+ICNCTL_JSON_CFLAGS = $(call m890_pkg_config,ICNCTL_JSON_CFLAGS,--cflags json-c)
+ICNCTL_JSON_LIBS = $(call m890_pkg_config,ICNCTL_JSON_LIBS,--libs json-c)
 ICNCTL_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wmissing-prototypes -Wstrict-prototypes
-ICNCTL_CFLAGS := $(ICNCTL_WARN) -O2 -g -Iicnctl -Iuapi \
-	$(shell pkg-config --cflags $(ICNCTL_PKGS)) $(CFLAGS_EXTRA)
-ICNCTL_LIBS := $(shell pkg-config --libs $(ICNCTL_PKGS))
+ICNCTL_CFLAGS = $(ICNCTL_WARN) -O2 -g -Iicnctl -Iuapi \
+	$(ICNCTL_PKG_CFLAGS) $(CFLAGS_EXTRA)
+ICNCTL_LIBS = $(ICNCTL_PKG_LIBS)
 ICNCTL_BIN := $(M890_BUILD)/bin/icnctl
 
 .PHONY: icnctl icnctl-unit icnctl-unit-build icnctl-clean userspace
@@ -44,8 +52,7 @@ $(ICNCTL_BIN): $(ICNCTL_OBJS)
 # Unit tests link the pure helpers and the output module only; plain in
 # build/unit/, with ASan/UBSan in build/unit-san/.
 ICNCTL_UNIT_SRCS := tests/unit/mx_icnctl_test.c icnctl/util.c icnctl/json_out.c
-ICNCTL_UNIT_CFLAGS := $(ICNCTL_WARN) -O1 -g -Iicnctl -Iuapi \
-	$(shell pkg-config --cflags json-c)
+ICNCTL_UNIT_CFLAGS = $(ICNCTL_WARN) -O1 -g -Iicnctl -Iuapi $(ICNCTL_JSON_CFLAGS)
 ICNCTL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
@@ -57,13 +64,12 @@ icnctl-unit: icnctl-unit-build
 
 $(M890_BUILD)/unit/mx_icnctl_test: $(ICNCTL_UNIT_SRCS) $(ICNCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ICNCTL_UNIT_CFLAGS) -o $@ $(ICNCTL_UNIT_SRCS) \
-		$(shell pkg-config --libs json-c)
+	$(CC) $(ICNCTL_UNIT_CFLAGS) -o $@ $(ICNCTL_UNIT_SRCS) $(ICNCTL_JSON_LIBS)
 
 $(M890_BUILD)/unit-san/mx_icnctl_test: $(ICNCTL_UNIT_SRCS) $(ICNCTL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ICNCTL_UNIT_CFLAGS) $(ICNCTL_SAN) -o $@ $(ICNCTL_UNIT_SRCS) \
-		$(shell pkg-config --libs json-c)
+		$(ICNCTL_JSON_LIBS)
 
 icnctl-clean:
 	rm -rf $(ICNCTL_OBJDIR) $(ICNCTL_BIN) $(M890_BUILD)/unit/mx_icnctl_test \

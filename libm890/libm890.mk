@@ -15,6 +15,7 @@
 
 M890_BUILD ?= build
 CC ?= cc
+include scripts/pkg-config.mk
 
 LIBM890_SONAME := libm890.so.1
 LIBM890_REAL := libm890.so.1.0.0
@@ -25,12 +26,15 @@ LIBM890_HDRS := libm890/include/m890.h libm890/src/internal.h \
 	uapi/drm/m890_accel.h uapi/drm/m890_packets.h
 
 LIBM890_PKGS := libdrm
+# pkg-config runs on first use (scripts/pkg-config.mk), after `make deps`.
+LIBM890_PKG_CFLAGS = $(call m890_pkg_config,LIBM890_PKG_CFLAGS,--cflags $(LIBM890_PKGS))
+LIBM890_PKG_LIBS = $(call m890_pkg_config,LIBM890_PKG_LIBS,--libs $(LIBM890_PKGS))
 LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wmissing-prototypes -Wstrict-prototypes -Wshadow
-LIBM890_CFLAGS := $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
+LIBM890_CFLAGS = $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
 	-Ilibm890/include -Ilibm890/src -Iuapi \
-	$(shell pkg-config --cflags $(LIBM890_PKGS)) $(CFLAGS_EXTRA)
-LIBM890_LIBS := $(shell pkg-config --libs $(LIBM890_PKGS)) -lpthread -lm
+	$(LIBM890_PKG_CFLAGS) $(CFLAGS_EXTRA)
+LIBM890_LIBS = $(LIBM890_PKG_LIBS) -lpthread -lm
 
 # Programs linked against the built library find it next to bin/.
 LIBM890_APP_CFLAGS := $(LIBM890_WARN) -O2 -g -I$(M890_BUILD)/include $(CFLAGS_EXTRA)
@@ -86,8 +90,8 @@ LIBM890_UNIT_SRCS := tests/unit/mx_lib_test.c libm890/src/status.c \
 	libm890/src/handle.c
 LIBM890_UNIT_DEPS := $(LIBM890_UNIT_SRCS) libm890/examples/a2a_pattern.h \
 	$(LIBM890_HDRS)
-LIBM890_UNIT_CFLAGS := $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
-	-Iuapi -Ilibm890/examples $(shell pkg-config --cflags libdrm)
+LIBM890_UNIT_CFLAGS = $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
+	-Iuapi -Ilibm890/examples $(LIBM890_PKG_CFLAGS)
 LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 

@@ -3,26 +3,39 @@
 #
 # Install, from Debian's archive, everything the build and tests need.
 # Idempotent and quiet when everything is present: it only calls apt when a
-# package or source entry is missing.  Must run as root.
-#   deps.sh         the build, `make run` and `make check`
+# package or source entry is missing (then it must run as root).  The
+# top-level Makefile runs it before it reads the makefiles that ask
+# pkg-config for flags.
+#   deps.sh [build] the build, `make run` and `make check`
 #   deps.sh bench   also what `make bench` needs (Open MPI for the host
 #                   baseline; gnuplot is always installed)
+#   deps.sh install only what `make install` compiles with (icnctl and
+#                   libm890: compiler, pkg-config, libdrm, libnl, json-c)
 set -euo pipefail
+
+mode=${1:-build}
+case $mode in
+build|bench|install) ;;
+*) echo "usage: deps.sh [build|bench|install]" >&2; exit 2 ;;
+esac
 
 STAMP_DIR=${M890_CACHE:?M890_CACHE not set}
 mkdir -p "$STAMP_DIR"
 
-PKGS="build-essential bc bison flex kmod cpio xz-utils zstd dpkg-dev pkgconf
- ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev
- libfdt-dev libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev busybox-static
- qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml"
-if [ "${1:-}" = bench ]; then
-	PKGS="$PKGS libopenmpi-dev openmpi-bin"
-fi
+PKGS_INSTALL="build-essential pkgconf libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev"
+# man-db: the install test renders the man page.
+PKGS="$PKGS_INSTALL bc bison flex kmod cpio xz-utils zstd dpkg-dev
+ ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev libfdt-dev
+ busybox-static qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml
+ man-db"
+case $mode in
+bench) PKGS="$PKGS libopenmpi-dev openmpi-bin" ;;
+install) PKGS=$PKGS_INSTALL ;;
+esac
 
 need_apt_update=0
 src=/etc/apt/sources.list.d/m890-build.sources
-if [ ! -f "$src" ]; then
+if [ "$mode" != install ] && [ ! -f "$src" ]; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "deps: must run as root to add apt sources" >&2
 		exit 1
@@ -47,9 +60,13 @@ missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"
 done
-meson_ok=0
-if command -v meson >/dev/null && dpkg --compare-versions "$(meson --version 2>/dev/null || echo 0)" ge 1.5; then
-	meson_ok=1
+meson_ok=1
+if [ "$mode" != install ]; then
+	meson_ok=0
+	if command -v meson >/dev/null &&
+		dpkg --compare-versions "$(meson --version 2>/dev/null || echo 0)" ge 1.5; then
+		meson_ok=1
+	fi
 fi
 
 if [ -n "$missing" ] || [ $meson_ok = 0 ] || [ $need_apt_update = 1 ]; then
@@ -58,7 +75,9 @@ if [ -n "$missing" ] || [ $meson_ok = 0 ] || [ $need_apt_update = 1 ]; then
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	echo "deps: installing:$missing $( [ $meson_ok = 0 ] && echo meson/bookworm-backports)"
+	what=$missing
+	[ $meson_ok = 1 ] || what="$what meson/bookworm-backports"
+	echo "deps: installing from Debian's archive:${what:- nothing (apt sources added)}"
 	apt-get update -qq
 	[ -z "$missing" ] || apt-get install -y -qq --no-install-recommends $missing >/dev/null
 	[ $meson_ok = 1 ] || apt-get install -y -qq --no-install-recommends -t bookworm-backports meson >/dev/null

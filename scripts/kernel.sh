@@ -35,7 +35,9 @@ if [ ! -d "/lib/modules/$rel/build" ]; then
 fi
 if [ ! -f "$KDIR_ROOT/$rel/boot/vmlinuz-$rel" ]; then
 	echo "kernel: unpacking linux-image-$rel-unsigned" >&2
+	# apt downloads as its sandbox user _apt, which must be able to write there.
 	tmp=$(mktemp -d); chmod 755 "$tmp"
+	! id -u _apt >/dev/null 2>&1 || chown _apt "$tmp"
 	(cd "$tmp" && apt-get download -qq "linux-image-$rel-unsigned" >/dev/null)
 	rm -rf "$KDIR_ROOT/$rel"
 	dpkg-deb -x "$tmp"/linux-image-*.deb "$KDIR_ROOT/$rel"

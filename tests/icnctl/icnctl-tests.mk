@@ -33,13 +33,11 @@ $(M890_BUILD)/tests/icnctl-test-mgmt: tests/icnctl/icnctl-test-mgmt.sh
 # A C program: a PORT_GET dump on a raw socket, interrupted by a change.
 $(M890_BUILD)/tests/icnctl-test-dumpintr: tests/icnctl/icn_dump_intr.c uapi/linux/icn_netlink.h
 	@mkdir -p $(@D)
-	$(CC) $(ICNCTL_WARN) -O2 -g -Iuapi $(shell pkg-config --cflags libnl-genl-3.0) -o $@ $< \
-		$(shell pkg-config --libs libnl-genl-3.0)
+	$(CC) $(ICNCTL_WARN) -O2 -g -Iuapi $(ICNCTL_NL_CFLAGS) -o $@ $< $(ICNCTL_NL_LIBS)
 
 $(M890_BUILD)/tests/icnctl-json: tests/icnctl/icnctl_json.c
 	@mkdir -p $(@D)
-	$(CC) $(ICNCTL_WARN) -O2 -g $(shell pkg-config --cflags json-c) -o $@ $< \
-		$(shell pkg-config --libs json-c)
+	$(CC) $(ICNCTL_WARN) -O2 -g $(ICNCTL_JSON_CFLAGS) -o $@ $< $(ICNCTL_JSON_LIBS)
 
 $(M890_BUILD)/tests/icnctl-nocap: tests/icnctl/nocap.c
 	@mkdir -p $(@D)

@@ -14,16 +14,19 @@
 M890_CACHE ?= $(HOME)/.cache/m890
 M890_BUILD ?= build
 CC ?= cc
+include scripts/pkg-config.mk
 
 UAPI_LINUX_SRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.12.tar.xz))
 UAPI_KSFT_DIR := $(M890_CACHE)/linux-src/tools/testing/selftests
 UAPI_KSFT_HDRS := $(UAPI_KSFT_DIR)/kselftest_harness.h $(UAPI_KSFT_DIR)/kselftest.h
 UAPI_TEST := $(M890_BUILD)/tests/m890_uapi_test
 XVM_TEST := $(M890_BUILD)/tests/m890_xvm_test
-UAPI_TEST_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+UAPI_DRM_CFLAGS = $(call m890_pkg_config,UAPI_DRM_CFLAGS,--cflags libdrm)
+UAPI_DRM_LIBS = $(call m890_pkg_config,UAPI_DRM_LIBS,--libs libdrm)
+UAPI_TEST_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-sign-compare -Wno-unused-parameter -Wno-clobbered -O2 -g \
-	-Iuapi -Itests/common -I$(UAPI_KSFT_DIR) $(shell pkg-config --cflags libdrm)
-UAPI_TEST_LIBS := $(shell pkg-config --libs libdrm) -lpthread
+	-Iuapi -Itests/common -I$(UAPI_KSFT_DIR) $(UAPI_DRM_CFLAGS)
+UAPI_TEST_LIBS = $(UAPI_DRM_LIBS) -lpthread
 
 .PHONY: uapi-tests uapi-tests-syntax
 uapi-tests: $(UAPI_TEST) $(XVM_TEST)

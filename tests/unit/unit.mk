@@ -24,7 +24,7 @@ unit: $(BUILD)/unit/icn_switch_core_test $(BUILD)/unit-san/icn_switch_core_test
 userspace: unit
 
 # uAPI layout: compile-time size and offset checks of every struct.
-UNIT_UAPI_CFLAGS := -std=c11 -Wall -Wextra -Werror -Iuapi -Iuapi/drm $(shell pkg-config --cflags libdrm)
+UNIT_UAPI_CFLAGS = -std=c11 -Wall -Wextra -Werror -Iuapi -Iuapi/drm $(LIBM890_PKG_CFLAGS)
 $(BUILD)/unit/uapi_layout_test: tests/unit/uapi_layout_test.c $(wildcard uapi/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_UAPI_CFLAGS) $< -o $@
