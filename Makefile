@@ -69,6 +69,8 @@ help:
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
 	@echo "make shell               interactive guest shell"
+	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND QEMU_OPTS GUEST_PROGRAMS"
+	@echo "  (your own programs for the guest: user/README.md)"
 	@echo "make module|qemu|userspace|image|clean"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  icnctl, libm890, man page, completion"
 
@@ -114,7 +116,7 @@ shell: qemu image
 
 ifeq ($(VMS),1)
 RUN_CMD = echo '== icnctl port show'; icnctl port show || exit 1; \
-	echo '== m890-a2a: all-to-all of 1 MiB blocks across $(CARDS) cards'; m890-a2a
+	echo '== m890-a2a: all-to-all across $(CARDS) cards'; m890-a2a
 else
 # Several VMs on icn-switchd: each checks the joined fabric, runs the
 # all-to-all across its own cards, then its ranks of the all-to-all over
