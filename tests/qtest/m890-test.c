@@ -259,7 +259,7 @@ static void test_errors(void)
     p.hdr = 0x0d;                                       /* reserved opcode */
     expect_error(a, 0, &p, M890_QERR_BAD_OPCODE);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
-    p.copy.rsvd[2] = 1;
+    p.copy.rsvd[0] = 1;
     expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
     p.hdr |= 1 << 8;                                    /* header flag */

@@ -30,7 +30,9 @@ enum m890_opcode {
 	M890_PKT_REDUCE = 0x09,
 	M890_PKT_MX_QUANT = 0x0a,
 	M890_PKT_MX_DEQUANT = 0x0b,
-	/* 0x0c..0x0e reserved */
+	M890_PKT_COPY_ROWS = 0x0c,	/* spec 1.1, CAPS.ROWS */
+	M890_PKT_MOE_ROUTE = 0x0d,	/* spec 1.1, CAPS.ROWS */
+	/* 0x0e reserved */
 	M890_PKT_FENCE = 0x0f,	/* kernel only: queue completion */
 	M890_PKT_OPCODE_COUNT = 0x10,
 };
@@ -40,7 +42,14 @@ enum m890_opcode {
 #define M890_PKT_FLAGS(hdr)	(((hdr) >> 8) & 0xff)
 #define M890_PKT_HDR_RSVD	0xffff0000u
 
-/* Header flags: none are defined in spec 1.0; they must be zero. */
+/*
+ * Header flags (bits 15:8; spec 1.1, §7).  M890_PKT_F_RELAXED: a data
+ * packet that may start before the earlier packets of its queue complete
+ * (after the queue's last WAIT, TIMESTAMP or FENCE); needs CAPS.ENGINES
+ * and is refused on NOP, WAIT, TIMESTAMP and FENCE.  Other bits are zero.
+ */
+#define M890_PKT_F_RELAXED	(1u << 0)
+#define M890_PKT_FLAGS_VALID	M890_PKT_F_RELAXED
 
 /** struct m890_pkt_nop - no operation (§7.1). */
 struct m890_pkt_nop {
@@ -49,11 +58,15 @@ struct m890_pkt_nop {
 };
 
 /**
- * struct m890_pkt_copy - linear copy (§7.2).
+ * struct m890_pkt_copy - linear copy, optionally a put with signal (§7.2).
  * @src: source VA, any alignment.
  * @dst: destination VA, any alignment; may be on host memory, local HBM or
  *       a peer's HBM. Overlapping ranges are copied as if through a buffer.
- * @size: bytes; 0 is a no-op; at most 2^40.
+ * @size: bytes; 0 is a no-op (but still signals); at most 2^40.
+ * @sig_addr: spec 1.1 (CAPS.ATOMICS): 0, or the VA of a 64-bit semaphore,
+ *            8-byte aligned, to which @sig_value is added after the copy's
+ *            last write, ordered after the data (posted on a peer).
+ * @sig_value: the value added; 0 when @sig_addr is 0.
  */
 struct m890_pkt_copy {
 	__u32 hdr;
@@ -61,7 +74,9 @@ struct m890_pkt_copy {
 	__u64 src;
 	__u64 dst;
 	__u64 size;
-	__u64 rsvd[4];
+	__u64 sig_addr;
+	__u64 sig_value;
+	__u64 rsvd[2];
 };
 
 /**
@@ -97,17 +112,34 @@ enum m890_signal_op {
 	M890_SIGNAL_ADD = 1,	/* *addr += value (atomic per device) */
 };
 
+#define M890_SIGNAL_MAX_TARGETS	256
+
 /**
- * struct m890_pkt_signal - write a 64-bit semaphore (§7.5).
- * @addr: VA of the semaphore, 8-byte aligned; local or a peer's HBM.
- * @value: value to set or add.  @op: enum m890_signal_op.
+ * struct m890_pkt_signal - write one or many 64-bit semaphores (§7.5).
+ * @addr: VA of the semaphore, 8-byte aligned; local or a peer's HBM.  0
+ *        when @targets is used.
+ * @value: value to set or add (for every target unless @values is set).
+ * @op: enum m890_signal_op.
+ * @count: spec 1.1 (CAPS.ATOMICS): 0 or 1 for one semaphore, else 2 ..
+ *         M890_SIGNAL_MAX_TARGETS semaphores, done in ascending order.
+ * @targets: 0, or VA of @count __u64 semaphore VAs (8-byte aligned; an
+ *           entry of 0 is skipped).
+ * @stride: with @targets 0: semaphore i is at @addr + i * @stride (bytes,
+ *          a multiple of 8).
+ * @values: 0, or VA of @count __u64 values, 8-byte aligned.
+ * @targets, @stride and @values are 0 when @count is 0 or 1.
  */
 struct m890_pkt_signal {
 	__u32 hdr;
 	__u32 op;
 	__u64 addr;
 	__u64 value;
-	__u64 rsvd[5];
+	__u32 count;
+	__u32 rsvd1;
+	__u64 targets;
+	__u64 stride;
+	__u64 values;
+	__u64 rsvd2;
 };
 
 enum m890_wait_cond {
@@ -168,6 +200,12 @@ enum m890_dtype {
 	M890_DTYPE_MXFP8 = 3,	/* E4M3 elements, E8M0 scale per 32 */
 };
 
+#define M890_TABLE_MAX_SEGMENTS	256	/* entries of a segment table */
+
+/* REDUCE flags (spec 1.1, CAPS.ROWS) */
+#define M890_REDUCE_F_SRC_TABLE		(1u << 0)	/* @src: segment table */
+#define M890_REDUCE_F_UNWEIGHTED	(1u << 1)	/* every weight 1.0 */
+
 /**
  * struct m890_pkt_reduce - weighted sum of @k rows per output row (§7.10).
  * For r < @rows: dst[r] = sum_{j<k, idx[r*k+j] != NONE}
@@ -175,19 +213,25 @@ enum m890_dtype {
  * accumulated in fp32 in ascending j, rounded once to @dtype.
  * @dtype: M890_DTYPE_FP32 or _BF16 for src and dst.  @hidden: elements per
  * row.  @idx: __u32[rows*k].  @weight: float[rows*k].  @k: 1..64.
+ * @flags: M890_REDUCE_F_* (spec 1.1).  With SRC_TABLE, @src is the VA of
+ *         up to M890_TABLE_MAX_SEGMENTS __u64 segment bases and row i is
+ *         at table[i / @seg_rows] + (i % @seg_rows) * row bytes (an entry
+ *         of 0: the rows count as NONE).  With UNWEIGHTED, @weight is 0.
+ * @seg_rows: rows per segment with SRC_TABLE (1 .. 2^24), else 0.
  */
 struct m890_pkt_reduce {
 	__u32 hdr;
 	__u8 dtype;
 	__u8 k;
-	__u16 rsvd0;
+	__u16 flags;
 	__u64 src;
 	__u64 dst;
 	__u64 idx;
 	__u64 weight;
 	__u32 rows;
 	__u32 hidden;
-	__u64 rsvd1;
+	__u32 seg_rows;
+	__u32 rsvd1;
 	__u64 rsvd2;
 };
 
@@ -209,6 +253,97 @@ struct m890_pkt_mx {
 	__u64 scale;
 	__u64 count;
 	__u64 rsvd[3];
+};
+
+enum m890_rows_op {
+	M890_ROWS_COPY = 0,	/* dst row = src row */
+	M890_ROWS_ADD = 1,	/* dst row += src row (reduce-on-write) */
+};
+
+#define M890_ROWS_SRC_TABLE	(1u << 0)	/* @src is a segment table */
+#define M890_ROWS_DST_TABLE	(1u << 1)	/* @dst is a segment table */
+#define M890_ROWS_MAX		(1u << 24)	/* rows, row bytes, seg_rows */
+
+/**
+ * struct m890_pkt_copy_rows - rows by source and destination index (§7.13).
+ * For i < @count: s = @src_idx ? src_idx[i] : i, d = @dst_idx ? dst_idx[i]
+ * : i (M890_INDEX_NONE skips the row); COPY copies @row_bytes bytes from
+ * source row s to destination row d, ADD adds them element-wise in
+ * @dtype (fp32 arithmetic, round to nearest even; spec 1.1 CAPS.ATOMICS).
+ * Row x of a side is at base + x * pitch, or with its *_TABLE bit at
+ * table[x / @seg_rows] + (x % @seg_rows) * pitch.
+ * @row_bytes: 1 .. M890_ROWS_MAX; a multiple of the element size for ADD.
+ * @src, @dst: VA of row 0, or of a table of up to M890_TABLE_MAX_SEGMENTS
+ *             __u64 segment bases (8-byte aligned; an entry of 0 skips).
+ * @src_idx, @dst_idx: 0, or VA of @count __u32, 4-byte aligned.
+ * @count: rows, 0 .. M890_ROWS_MAX.
+ * @seg_rows: rows per segment when a table is used, 1 .. M890_ROWS_MAX;
+ *            else 0.
+ * @src_pitch, @dst_pitch: bytes between rows; 0 means @row_bytes, else
+ *                         at least @row_bytes.
+ * @op: enum m890_rows_op.  @dtype: ADD: M890_DTYPE_FP32 or _BF16; COPY: 0.
+ * @tables: M890_ROWS_SRC_TABLE | M890_ROWS_DST_TABLE.
+ */
+struct m890_pkt_copy_rows {
+	__u32 hdr;
+	__u32 row_bytes;
+	__u64 src;
+	__u64 dst;
+	__u64 src_idx;
+	__u64 dst_idx;
+	__u32 count;
+	__u32 seg_rows;
+	__u32 src_pitch;
+	__u32 dst_pitch;
+	__u8 op;
+	__u8 dtype;
+	__u8 tables;
+	__u8 rsvd0;
+	__u32 rsvd1;
+};
+
+enum m890_route_mode {
+	M890_ROUTE_SEND = 0,	/* send lists, counts, combine indices */
+	M890_ROUTE_RECV = 1,	/* expert-major lists of received rows */
+};
+
+#define M890_ROUTE_MAX_RANKS	256
+#define M890_ROUTE_MAX_TMAX	(1u << 20)
+#define M890_ROUTE_MAX_EXPERTS	4096	/* per rank */
+
+/**
+ * struct m890_pkt_moe_route - MoE routing on the card (§7.14).
+ * Rank r holds experts r * L .. r * L + L - 1 (L = @experts_per_rank);
+ * every rank sends at most @tmax tokens to every rank; row numbers
+ * d * @tmax + c name the c-th row of segment d.
+ * SEND: @ids = __s32[@tokens][@k] expert ids (-1: none); writes
+ *   @out0 send_src __u32[@ranks * @tmax], @out1 send_dst (same),
+ *   @out2 dest_count __u64[@ranks], @out3 combine_idx __u32[@tokens * @k].
+ * RECV: @ids = meta table, row s * @tmax + i of 8 * @k bytes (__s32 ids
+ *   then fp32 weights); @out3 = __u64[@ranks], low 32 bits the rows from
+ *   each source; writes @out0 expert_count __u32[L], @out1 expert_rows
+ *   __u32[L * @cap], @out2 expert_weight float[L * @cap]; a count over
+ *   @cap fails the packet with M890_QERR_CAPACITY after its writes.
+ * @mode: enum m890_route_mode.  @k: 1 .. 64.  @my_rank: < @ranks.
+ * @tokens: SEND: 0 .. @tmax; RECV: 0.  @tmax: 1 .. M890_ROUTE_MAX_TMAX.
+ * @ranks: 1 .. M890_ROUTE_MAX_RANKS.  @experts_per_rank: 1 ..
+ * M890_ROUTE_MAX_EXPERTS.  @cap: RECV: 1 .. M890_ROWS_MAX; SEND: 0.
+ */
+struct m890_pkt_moe_route {
+	__u32 hdr;
+	__u8 mode;
+	__u8 k;
+	__u16 my_rank;
+	__u64 ids;
+	__u32 tokens;
+	__u32 tmax;
+	__u16 ranks;
+	__u16 experts_per_rank;
+	__u32 cap;
+	__u64 out0;
+	__u64 out1;
+	__u64 out2;
+	__u64 out3;
 };
 
 #define M890_FENCE_F_IRQ	(1u << 0)
@@ -235,6 +370,8 @@ union m890_packet {
 	struct m890_pkt_gather gather;
 	struct m890_pkt_reduce reduce;
 	struct m890_pkt_mx mx;
+	struct m890_pkt_copy_rows copy_rows;
+	struct m890_pkt_moe_route moe_route;
 	struct m890_pkt_fence fence;
 };
 
