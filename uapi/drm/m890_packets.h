@@ -258,6 +258,7 @@ struct m890_pkt_mx {
 enum m890_rows_op {
 	M890_ROWS_COPY = 0,	/* dst row = src row */
 	M890_ROWS_ADD = 1,	/* dst row += src row (reduce-on-write) */
+	M890_ROWS_MX = 2,	/* dst row = MX_QUANT(src row): elements, scales */
 };
 
 #define M890_ROWS_SRC_TABLE	(1u << 0)	/* @src is a segment table */
@@ -269,7 +270,10 @@ enum m890_rows_op {
  * For i < @count: s = @src_idx ? src_idx[i] : i, d = @dst_idx ? dst_idx[i]
  * : i (M890_INDEX_NONE skips the row); COPY copies @row_bytes bytes from
  * source row s to destination row d, ADD adds them element-wise in
- * @dtype (fp32 arithmetic, round to nearest even; spec 1.1 CAPS.ATOMICS).
+ * @dtype (fp32 arithmetic, round to nearest even; spec 1.1 CAPS.ATOMICS),
+ * MX writes the source row (@row_bytes of @dtype elements, a multiple of
+ * 32 elements) quantized to @mx_dtype: its element bytes, then its E8M0
+ * scales, as MX_QUANT would (CAPS.MX).
  * Row x of a side is at base + x * pitch, or with its *_TABLE bit at
  * table[x / @seg_rows] + (x % @seg_rows) * pitch.
  * @row_bytes: 1 .. M890_ROWS_MAX; a multiple of the element size for ADD.
@@ -281,8 +285,10 @@ enum m890_rows_op {
  *            else 0.
  * @src_pitch, @dst_pitch: bytes between rows; 0 means @row_bytes, else
  *                         at least @row_bytes.
- * @op: enum m890_rows_op.  @dtype: ADD: M890_DTYPE_FP32 or _BF16; COPY: 0.
+ * @op: enum m890_rows_op.  @dtype: ADD, MX: M890_DTYPE_FP32 or _BF16 (the
+ *       source's for MX); COPY: 0.
  * @tables: M890_ROWS_SRC_TABLE | M890_ROWS_DST_TABLE.
+ * @mx_dtype: MX: M890_DTYPE_MXFP4 or _MXFP8; else 0.
  */
 struct m890_pkt_copy_rows {
 	__u32 hdr;
@@ -298,8 +304,8 @@ struct m890_pkt_copy_rows {
 	__u8 op;
 	__u8 dtype;
 	__u8 tables;
-	__u8 rsvd0;
-	__u32 rsvd1;
+	__u8 mx_dtype;
+	__u32 rsvd0;
 };
 
 enum m890_route_mode {
@@ -318,7 +324,8 @@ enum m890_route_mode {
  * d * @tmax + c name the c-th row of segment d.
  * SEND: @ids = __s32[@tokens][@k] expert ids (-1: none); writes
  *   @out0 send_src __u32[@ranks * @tmax], @out1 send_dst (same),
- *   @out2 dest_count __u64[@ranks], @out3 combine_idx __u32[@tokens * @k].
+ *   @out2 dest_count __u64[@ranks] (@tag << 32 | tokens for rank d),
+ *   @out3 combine_idx __u32[@tokens * @k].
  * RECV: @ids = meta table, row s * @tmax + i of 8 * @k bytes (__s32 ids
  *   then fp32 weights); @out3 = __u64[@ranks], low 32 bits the rows from
  *   each source; writes @out0 expert_count __u32[L], @out1 expert_rows
@@ -327,7 +334,8 @@ enum m890_route_mode {
  * @mode: enum m890_route_mode.  @k: 1 .. 64.  @my_rank: < @ranks.
  * @tokens: SEND: 0 .. @tmax; RECV: 0.  @tmax: 1 .. M890_ROUTE_MAX_TMAX.
  * @ranks: 1 .. M890_ROUTE_MAX_RANKS.  @experts_per_rank: 1 ..
- * M890_ROUTE_MAX_EXPERTS.  @cap: RECV: 1 .. M890_ROWS_MAX; SEND: 0.
+ * M890_ROUTE_MAX_EXPERTS.  @cap: RECV: 1 .. M890_ROWS_MAX.  @tag: SEND:
+ * any value, the high half of every dest_count.
  */
 struct m890_pkt_moe_route {
 	__u32 hdr;
@@ -339,7 +347,10 @@ struct m890_pkt_moe_route {
 	__u32 tmax;
 	__u16 ranks;
 	__u16 experts_per_rank;
-	__u32 cap;
+	union {
+		__u32 cap;	/* RECV */
+		__u32 tag;	/* SEND */
+	};
 	__u64 out0;
 	__u64 out1;
 	__u64 out2;
