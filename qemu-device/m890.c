@@ -68,6 +68,8 @@ static void m890_soft_reset(M890State *s)
         s->queues[i].err_head = 0;
     }
     s->rr_next = 0;
+    s->wait_poll_ns = M890_WAIT_POLL_NS;
+    s->wait_poll_fired = false;
     s->scratch = 0;
     s->evt_status = 0;
     s->evt_mask = 0;
@@ -463,6 +465,22 @@ void m890_kick(M890State *s)
 
     for (i = 0; i < s->num_queues; i++) {
         if (s->queues[i].waiting) {
+            qemu_bh_schedule(s->bh);
+            return;
+        }
+    }
+}
+
+/*
+ * A SIGNAL wrote the semaphore at @sem (a host pointer into a card's HBM,
+ * NULL for host memory): re-check the queues whose WAIT reads it.
+ */
+void m890_kick_sem(M890State *s, const void *sem)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->num_queues; i++) {
+        if (s->queues[i].waiting && s->queues[i].wait_sem == sem) {
             qemu_bh_schedule(s->bh);
             return;
         }

@@ -42,7 +42,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_ASYNC_MIN          (256 * 1024)    /* shorter COPYs stay inline */
 #define M890_ASYNC_PIECE        (4ull << 20)    /* bytes per worker job */
 #define M890_ASYNC_SEGS         64
+/*
+ * A WAIT not woken by a SIGNAL is checked again M890_WAIT_POLL_NS after it
+ * parked, then at intervals that double up to M890_WAIT_POLL_MAX_NS
+ * (m890_process_bh()).
+ */
 #define M890_WAIT_POLL_NS       10000   /* 10 us */
+#define M890_WAIT_POLL_MAX_NS   1000000 /* 1 ms */
 #define M890_MAX_COPY           (1ull << 40)
 #define M890_VA_LIMIT           (1ull << M890_VA_BITS)
 #define M890_PORT_NONE          0xff
@@ -148,6 +154,7 @@ typedef struct M890Queue {
     /* command processor */
     bool have_pkt;              /* pkt holds the packet at head */
     bool waiting;               /* pkt is a WAIT whose condition is false */
+    const void *wait_sem;       /* its semaphore: HBM pointer, NULL: host */
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
     /* pkt's modelled data phase (m890_clock.c) */
@@ -188,6 +195,8 @@ struct M890State {
 
     QEMUBH *bh;
     QEMUTimer *wait_timer;
+    int64_t wait_poll_ns;       /* the wait timer's current interval */
+    bool wait_poll_fired;       /* the wait timer scheduled this run */
     uint32_t rr_next;
     uint8_t *bounce;
 
@@ -233,6 +242,7 @@ void m890_raise_event(M890State *s, uint32_t evt);
 void m890_msix_notify(M890State *s, uint32_t vector);
 void m890_fabric_event(M890State *s, const struct icn_event *ev);
 void m890_kick(M890State *s);
+void m890_kick_sem(M890State *s, const void *sem);
 
 /* m890_clock.c: timing model, spec §10 */
 uint64_t m890_clock_ns(M890State *s);
@@ -271,7 +281,7 @@ enum {
 typedef struct M890Budget {
     uint32_t packets;
     uint64_t bytes;
-    bool signalled;             /* a SIGNAL ran in this run */
+    bool wait_changed;          /* a WAIT parked or completed in this run */
 } M890Budget;
 /* Returns M890_EXEC_* or a positive enum m890_qerr. */
 int m890_execute(M890State *s, M890Queue *q, M890Budget *b);

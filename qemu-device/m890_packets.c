@@ -171,6 +171,41 @@ static int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
 }
 
 /*
+ * Read or write the 64-bit semaphore at the 8-byte aligned VA @va (one
+ * page, so one piece), like m890_rw().  *@sem: where it lives, a host
+ * pointer into this card's or a peer's HBM, or NULL in host memory, as
+ * m890_kick_sem() compares it.
+ */
+static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
+                       uint64_t *val, bool write, const void **sem)
+{
+    M890Seg g;
+    int ret;
+
+    ret = m890_seg(s, q, va, 8, write, &g);
+    if (ret) {
+        return ret;
+    }
+    assert(g.len == 8);
+    if (g.ptr) {
+        if (write) {
+            memcpy(g.ptr, val, 8);
+        } else {
+            memcpy(val, g.ptr, 8);
+        }
+    } else if (pci_dma_rw(PCI_DEVICE(s), g.dma, val, 8,
+                          write ? DMA_DIRECTION_FROM_DEVICE :
+                          DMA_DIRECTION_TO_DEVICE,
+                          MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        trace_m890_err_dma(q->index, g.dma, 8, write);
+        return M890_QERR_DMA;
+    }
+    m890_seg_done(s, q, &g, 8, write);
+    *sem = g.ptr;
+    return 0;
+}
+
+/*
  * Copy forward up to @len bytes from @src to @dst, stopping when the byte
  * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
  */
@@ -330,7 +365,9 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t size = le64_to_cpu(p->size), done, chunk, off;
     int ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    /* sig_addr, sig_value: spec 1.1 (CAPS.ATOMICS), not on this card */
+    if (p->rsvd0 || p->sig_addr || p->sig_value ||
+        !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
         return m890_bad_field(q, "copy reserved");
     }
     if (size > M890_MAX_COPY) {
@@ -463,14 +500,17 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
+static int m890_exec_signal(M890State *s, M890Queue *q)
 {
     const struct m890_pkt_signal *p = &q->pkt.signal;
     uint64_t addr = le64_to_cpu(p->addr), cur = 0;
     uint32_t op = le32_to_cpu(p->op);
+    const void *sem;
     int ret;
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    /* count .. values: spec 1.1 (CAPS.ATOMICS), not on this card */
+    if (p->count || p->rsvd1 || p->targets || p->stride || p->values ||
+        p->rsvd2) {
         return m890_bad_field(q, "signal reserved");
     }
     if (op > M890_SIGNAL_ADD) {
@@ -489,14 +529,16 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
         cur = le64_to_cpu(p->value);
     }
     cur = cpu_to_le64(cur);
-    ret = m890_rw(s, q, addr, &cur, 8, true);
+    ret = m890_sem_rw(s, q, addr, &cur, true, &sem);
     if (ret) {
         return ret;
     }
     trace_m890_signal(q->index, addr, le64_to_cpu(cur));
-    b->signalled = true;
+    /* wake the WAITs on this semaphore, on every card of the switch */
     if (s->attached) {
-        icn_switch_kick_all(s->sw->core);
+        icn_switch_kick_sem(s->sw->core, sem);
+    } else {
+        m890_kick_sem(s, sem);
     }
     return M890_EXEC_DONE;
 }
@@ -524,7 +566,7 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
      */
     m890_clock_drain(s, q);
     q->t_peer_read = false;
-    ret = m890_rw(s, q, addr, &cur, 8, false);
+    ret = m890_sem_rw(s, q, addr, &cur, false, &q->wait_sem);
     if (ret) {
         return ret;
     }
@@ -715,7 +757,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t total, r, col, row_bytes, off;
     int ret;
 
-    if (p->rsvd0 || p->rsvd1 || p->rsvd2) {
+    /* flags, seg_rows: spec 1.1 (CAPS.ROWS), not on this card */
+    if (p->flags || p->seg_rows || p->rsvd1 || p->rsvd2) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
@@ -1032,7 +1075,7 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
     case M890_PKT_FILL:
         return m890_exec_fill(s, q, b);
     case M890_PKT_SIGNAL:
-        return m890_exec_signal(s, q, b);
+        return m890_exec_signal(s, q);
     case M890_PKT_WAIT:
         return m890_exec_wait(s, q);
     case M890_PKT_TIMESTAMP:

@@ -11,10 +11,13 @@
  * only that copy is validated and executed; a long packet keeps its copy
  * and a progress counter across runs.
  *
- * A WAIT whose condition is false parks the queue (WAITING); it is
- * re-checked when a SIGNAL runs on any card of the switch, and by a 10 us
- * timer that is armed only while some queue waits.  Any packet error stops
- * the queue, records the error and raises the event vector.
+ * A WAIT whose condition is false parks the queue (WAITING) and notes
+ * its semaphore (q->wait_sem); it is re-checked when a SIGNAL on any card
+ * of the switch writes that semaphore (m890_kick_sem()), whenever the
+ * bottom half runs, and by a timer armed only while some queue waits:
+ * 10 us after a WAIT parked or completed, then at doubling intervals up
+ * to 1 ms.  Any packet error stops the queue, records the error and
+ * raises the event vector.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -33,6 +36,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->tail = 0;
     q->have_pkt = false;
     q->waiting = false;
+    q->wait_sem = NULL;
     q->progress = 0;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
@@ -182,6 +186,9 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
         ret = m890_execute(s, q, b);
         switch (ret) {
         case M890_EXEC_DONE:
+            if (q->waiting) {
+                b->wait_changed = true;
+            }
             q->have_pkt = false;
             q->waiting = false;
             q->head++;
@@ -194,6 +201,7 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
         case M890_EXEC_WAIT:
             if (!q->waiting) {
                 trace_m890_queue_wait(q->index, q->head);
+                b->wait_changed = true;
             }
             q->waiting = true;
             return moved;
@@ -235,13 +243,27 @@ void m890_process_bh(void *opaque)
             }
         }
     }
-    if (more || (waiting && b.signalled)) {
+    if (more) {
         qemu_bh_schedule(s->bh);
     }
-    if (waiting && !timer_pending(s->wait_timer)) {
-        timer_mod(s->wait_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  M890_WAIT_POLL_NS);
+    /*
+     * SIGNALs wake the WAITs on their semaphore; the timer is for writes
+     * that are no SIGNAL (the CPU's).  Its interval starts at
+     * M890_WAIT_POLL_NS when a WAIT parks or completes and doubles with
+     * every expiry that found nothing new, up to M890_WAIT_POLL_MAX_NS, so
+     * that cards blocked for long cost the host little.
+     */
+    if (waiting) {
+        if (b.wait_changed) {
+            s->wait_poll_ns = M890_WAIT_POLL_NS;
+        } else if (s->wait_poll_fired) {
+            s->wait_poll_ns = MIN(2 * s->wait_poll_ns, M890_WAIT_POLL_MAX_NS);
+        }
+        timer_mod_anticipate_ns(s->wait_timer,
+                                qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                s->wait_poll_ns);
     }
+    s->wait_poll_fired = false;
     trace_m890_bh_done(M890_BH_MAX_PACKETS - b.packets, more, waiting);
 }
 
@@ -249,5 +271,6 @@ void m890_wait_timer_cb(void *opaque)
 {
     M890State *s = opaque;
 
+    s->wait_poll_fired = true;
     qemu_bh_schedule(s->bh);
 }

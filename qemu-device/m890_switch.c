@@ -50,6 +50,11 @@ static void icn_switch_kick_cb(void *opaque)
     m890_kick(opaque);
 }
 
+static void icn_switch_kick_sem_cb(void *opaque, const void *sem)
+{
+    m890_kick_sem(opaque, sem);
+}
+
 int m890_switch_attach(M890State *s, Error **errp)
 {
     IcnSwitchState *sw = s->sw;
@@ -58,6 +63,7 @@ int m890_switch_attach(M890State *s, Error **errp)
         .hbm = s->hbm,
         .hbm_size = s->hbm_size,
         .kick = icn_switch_kick_cb,
+        .kick_sem = icn_switch_kick_sem_cb,
         .domain = s->trust_domain,
     };
     int ret;

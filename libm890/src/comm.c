@@ -527,19 +527,25 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 	}
 }
 
-/* Wait until @s is idle or @deadline (CLOCK_MONOTONIC ns) passed. */
-static m890_status_t comm_stream_poll(struct m890_stream *s, int64_t deadline)
+/*
+ * Wait until @s is idle or @deadline (CLOCK_MONOTONIC ns) passed.  The
+ * wait blocks in the kernel on the stream's last timeline point, which
+ * the card's FENCE interrupt signals: with one process per card, n
+ * processes polling at a fixed period would keep every CPU busy waking
+ * up and leave none for the ranks that still have work to do.
+ */
+static m890_status_t comm_stream_wait(struct m890_stream *s, int64_t deadline)
 {
-	for (;;) {
-		struct timespec ts = { 0, 200000 };
-		m890_status_t st = m890_stream_query(s);
+	m890_status_t st = m890_stream_flush(s);
+	int64_t left;
 
-		if (st != M890_NOT_READY)
-			return st;
-		if (m890_monotonic_ns() > deadline)
-			return M890_ERROR_TIMEOUT;
-		nanosleep(&ts, NULL);
-	}
+	if (st)
+		return st;
+	if (deadline == INT64_MAX)
+		return m890_stream_wait_point(s, s->last_seqno, M890_TIMEOUT_INFINITE);
+	left = deadline - m890_monotonic_ns();
+	st = m890_stream_wait_point(s, s->last_seqno, left > 0 ? (uint64_t)left : 0);
+	return st == M890_NOT_READY ? M890_ERROR_TIMEOUT : st;
 }
 
 static int64_t comm_deadline(const struct m890_comm *c)
@@ -1063,8 +1069,16 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 
 	e = ++c->epoch;
 	c->what = what;
-	/* Phase 1: tell every peer this rank reached the collective. */
+	/*
+	 * Each stream submits its packets phase by phase (phase 2 and 3 of
+	 * a stream wait only for what earlier phases of every stream sent),
+	 * not packet by packet: see m890_stream_batch().
+	 */
 	for (int i = 0; i < n; i++)
+		if (comm_local(c, i))
+			m890_stream_batch(streams[i], true);
+	/* Phase 1: tell every peer this rank reached the collective. */
+	for (int i = 0; i < n; i++) {
 		for (int k = 1; k < n && !st && comm_local(c, i); k++) {
 			int j = (i + k) % n;
 
@@ -1072,6 +1086,10 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 					 c->r[i].sem_win[j]->va + 8ull * i, e,
 					 M890_SEM_SET);
 		}
+	}
+	for (int i = 0; i < n && !st; i++)
+		if (comm_local(c, i))
+			st = m890_stream_flush(streams[i]);
 	/* Phase 2: the transfers, rotated, each followed by a signal. */
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
@@ -1099,6 +1117,8 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 						 r->sem_win[j]->va + 8ull * (n + i),
 						 e, M890_SEM_SET);
 		}
+		if (!st)
+			st = m890_stream_flush(streams[i]);
 	}
 	/* Phase 3: wait for every peer's transfer; record it for the CPU. */
 	for (int i = 0; i < n && !st; i++) {
@@ -1117,8 +1137,15 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 						 r->progress->va + 8ull * (n + j),
 						 e, M890_SEM_SET);
 		}
-		if (!st)
-			st = m890_stream_flush(streams[i]);
+	}
+	/* Submits what phase 3 staged, and after a failure what came before. */
+	for (int i = 0; i < n; i++) {
+		if (comm_local(c, i)) {
+			m890_status_t st2 = m890_stream_batch(streams[i], false);
+
+			if (!st)
+				st = st2;
+		}
 	}
 	if (st) {
 		char msg[256];
@@ -1212,7 +1239,7 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 		st = m890_check(si, M890_OBJ_STREAM, "stream");
 		if (st)
 			return st;
-		st = comm_stream_poll(si, deadline);
+		st = comm_stream_wait(si, deadline);
 		if (st == M890_SUCCESS)
 			continue;
 		missing_peers(c, i, peers, sizeof(peers));
@@ -1385,15 +1412,34 @@ static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss
  * the peer each control stream stopped at is named: the first it did not
  * post to, else the first it did not see in the order it waits.
  */
-static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
-			 size_t len)
+static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
+			 char *buf, size_t len)
 {
 	bool miss[COMM_MAX_RANKS] = { false };
 	size_t off = 0;
-	int n = c->n, count = 0;
+	int n = c->n, count = 0, named = 0;
 
 	buf[0] = 0;
-	for (int l = 0; l < c->nlocal; l++) {
+	/*
+	 * A stream that failed (not a timeout) stopped where it failed: a
+	 * write into a dead peer's revoked area stops it at that peer.  The
+	 * records it never posted or waited for after that say nothing of
+	 * their ranks, so name only the peer it stopped at.
+	 */
+	for (int l = 0; fault && l < c->nlocal; l++) {
+		int i = c->lrank[l];
+
+		for (int k = 1; k < n; k++) {
+			int j = (i + k) % n;
+
+			if (c->r[i].prog[4 * n + j] < round) {
+				miss[j] = true;
+				named++;
+				break;
+			}
+		}
+	}
+	for (int l = 0; !named && l < c->nlocal; l++) {
 		int i = c->lrank[l];
 		int k;
 
@@ -1419,9 +1465,44 @@ static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 			}
 		}
 	}
+	/*
+	 * Every rank posts its record to its peers in rotated order (j to
+	 * j + 1, j + 2, ...), and stops at a peer it cannot reach.  A missing
+	 * rank j is explained when another missing rank m lies between j and
+	 * the receiver i in j's order: j stopped at m (or behind it) before
+	 * it came to i.  Name only the ranks nothing explains, the likely
+	 * culprits, and count the ranks held up behind them.
+	 */
+	if (!named) {
+		bool culprit[COMM_MAX_RANKS];
+		int held = 0, i = c->lrank[0];
+
+		for (int j = 0; j < n; j++) {
+			culprit[j] = miss[j];
+			for (int m = 0; miss[j] && m < n; m++)
+				if (m != j && miss[m] &&
+				    (m - j + n) % n < (i - j + n) % n) {
+					culprit[j] = false;
+					held++;
+					break;
+				}
+		}
+		for (int j = 0; j < n; j++)
+			miss[j] = culprit[j];
+		if (held)
+			named = -held;
+	}
 	for (int j = 0; j < n && off < len; j++) {
 		if (!miss[j])
 			continue;
+		if (count == 8) {
+			int more = 0;
+
+			for (int j2 = j; j2 < n; j2++)
+				more += miss[j2];
+			snprintf(buf + off, len - off, " and %d more", more);
+			break;
+		}
 		if (c->fids)
 			off += (size_t)snprintf(buf + off, len - off, "%s rank %d (fabric id %u)",
 						count ? "," : "waiting for", j, c->fids[j]);
@@ -1430,6 +1511,9 @@ static void meta_missing(struct m890_comm *c, uint64_t round, char *buf,
 						count ? "," : "waiting for", j);
 		count++;
 	}
+	if (named < 0 && off < len)
+		snprintf(buf + off, len - off, " (%d more not seen, held up behind %s)",
+			 -named, count > 1 ? "them" : "it");
 }
 
 /*
@@ -1444,7 +1528,7 @@ static m890_status_t meta_wait(struct m890_comm *c, uint64_t round,
 		m890_status_t st;
 
 		do
-			st = comm_stream_poll(c->r[i].ctl, deadline);
+			st = comm_stream_wait(c->r[i].ctl, deadline);
 		while (st == M890_ERROR_TIMEOUT && m890_monotonic_ns() <= deadline &&
 		       meta_rearm(c, i, round, rec));
 		if (st) {
@@ -1488,7 +1572,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		 * comes with its own text.
 		 */
 		snprintf(why, sizeof(why), "%s", m890_last_detail());
-		meta_missing(c, round, peers, sizeof(peers));
+		meta_missing(c, round, st != M890_ERROR_TIMEOUT, peers, sizeof(peers));
 		if (st == M890_ERROR_TIMEOUT && peers[0])
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
 				 what, (unsigned long long)round, failed, peers);

@@ -86,6 +86,7 @@ struct m890_stream {
 	union m890_packet *stage;
 	uint32_t staged;
 	uint32_t stage_cap;
+	bool batch;		/* staging until m890_stream_batch(s, false) */
 };
 
 struct m890_event {
@@ -132,6 +133,7 @@ m890_status_t m890_point_status(int fd, uint32_t syncobj, uint64_t seqno,
 m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns);
 m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n);
+m890_status_t m890_stream_batch(struct m890_stream *s, bool on);
 
 /* comm.c: what the collectives of ep.c share with all-to-all. */
 struct m890_comm;

@@ -26,7 +26,11 @@
  * Streams submit each enqueue call at once by default.  With
  * M890_STREAM_DEFERRED, packets are staged in a per-stream array and
  * submitted in one ioctl on flush, synchronize, query, event record, or
- * when the array is full, which saves one fence per call.
+ * when the array is full, which saves one fence per call.  The library
+ * itself stages the many small packets of a collective's exchange on any
+ * stream the same way (m890_stream_batch()): every submission costs the
+ * kernel work for each BO of the file (its fence goes on all of them),
+ * and a communicator's file holds windows on every peer.
  */
 #include <errno.h>
 #include <limits.h>
@@ -320,7 +324,7 @@ m890_status_t m890_stream_enqueue(struct m890_stream *s,
 {
 	m890_status_t st;
 
-	if (!(s->flags & M890_STREAM_DEFERRED)) {
+	if (!(s->flags & M890_STREAM_DEFERRED) && !s->batch) {
 		while (n) {
 			uint32_t k = n < s->stage_cap ? n : s->stage_cap;
 
@@ -347,6 +351,33 @@ m890_status_t m890_stream_enqueue(struct m890_stream *s,
 		}
 	}
 	return M890_SUCCESS;
+}
+
+/*
+ * With @on, stage what is enqueued on @s as on a deferred stream (in
+ * submissions of up to the staging array's size) until called again
+ * without @on, which submits what is staged.  Staging is only an
+ * optimization: without memory for the array the stream keeps
+ * submitting each call at once.
+ */
+m890_status_t m890_stream_batch(struct m890_stream *s, bool on)
+{
+	m890_status_t st;
+
+	if (on) {
+		if (!s->stage)
+			s->stage = calloc(s->stage_cap, sizeof(*s->stage));
+		s->batch = s->stage != NULL;
+		return M890_SUCCESS;
+	}
+	if (!s->batch)
+		return M890_SUCCESS;
+	s->batch = false;
+	st = m890_stream_flush(s);
+	/* As a failed submission of each call would have dropped its packet. */
+	if (st && !(s->flags & M890_STREAM_DEFERRED))
+		s->staged = 0;
+	return st;
 }
 
 M890_EXPORT m890_status_t m890_stream_create(m890_device_t dev,

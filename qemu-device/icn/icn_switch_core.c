@@ -630,6 +630,28 @@ void icn_switch_kick_all(struct icn_switch *sw)
     }
 }
 
+void icn_switch_kick_sem(struct icn_switch *sw, const void *sem)
+{
+    struct icn_endpoint ep[ICN_SWITCH_PORTS];
+    unsigned int i, n = 0;
+
+    pthread_mutex_lock(&sw->lock);
+    for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        if (sw->port[i].present &&
+            (sw->port[i].ep.kick_sem || sw->port[i].ep.kick)) {
+            ep[n++] = sw->port[i].ep;
+        }
+    }
+    pthread_mutex_unlock(&sw->lock);
+    for (i = 0; i < n; i++) {
+        if (ep[i].kick_sem) {
+            ep[i].kick_sem(ep[i].opaque, sem);
+        } else {
+            ep[i].kick(ep[i].opaque);
+        }
+    }
+}
+
 bool icn_switch_take_counters(struct icn_switch *sw, unsigned int port,
                               struct icn_port_counters *c)
 {

@@ -30,6 +30,9 @@
  * @hbm_size: bytes of HBM.
  * @kick: optional; called after any SIGNAL on the fabric so that waiting
  *        queues re-check their condition.  Must only schedule work.
+ * @kick_sem: optional; called instead of @kick by icn_switch_kick_sem(),
+ *            with the semaphore the SIGNAL wrote, so that only the queues
+ *            waiting on that semaphore re-check.  Must only schedule work.
  * @domain: trust domain of the card (spec §8.7): the in-process switch
  *          puts every card in domain 0, icn-switchd one domain per
  *          client.  A peer access between cards of different domains
@@ -40,6 +43,7 @@ struct icn_endpoint {
     uint8_t *hbm;
     uint64_t hbm_size;
     void (*kick)(void *opaque);
+    void (*kick_sem)(void *opaque, const void *sem);
     uint32_t domain;
 };
 
@@ -207,6 +211,15 @@ int icn_switch_port_clear(struct icn_switch *sw, unsigned int port);
 
 /* Call every attached endpoint's kick callback (after a SIGNAL). */
 void icn_switch_kick_all(struct icn_switch *sw);
+
+/*
+ * After a SIGNAL that wrote the semaphore at host pointer @sem (into the
+ * HBM of a card: an endpoint's @hbm plus the offset), or with @sem NULL
+ * into host memory: call every attached endpoint's kick_sem callback with
+ * @sem, and the kick callback of the endpoints that have no kick_sem
+ * (they cannot tell which semaphore their queues wait on).
+ */
+void icn_switch_kick_sem(struct icn_switch *sw, const void *sem);
 
 /*
  * Several VMs (spec §8.6).  struct icn_port_counters: the counters that

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -278,6 +279,7 @@ struct epr_proc {
 	m890_buffer_t host[EPR_MAXN];
 	uint8_t *hp[EPR_MAXN];
 	uint64_t recv_bytes, eo_bytes, host_bytes;
+	uint64_t timeout_ns;		/* the communicator's */
 	/* The last round's results, per local rank. */
 	uint8_t *got_recv[EPR_MAXN];
 	uint16_t *got_out[EPR_MAXN];
@@ -675,6 +677,22 @@ static unsigned int epr_run(struct epr_proc *p, int kill, int fd)
 		printf("# rank %d, peer killed: %s: %s\n", p->rank[0],
 		       m890_status_string(st), m890_get_last_error());
 		m890_comm_abort(p->comm);
+		/*
+		 * Keep this rank's exports until every survivor has failed: a
+		 * survivor that tore down at once would fault the slower ones'
+		 * writes into its areas, and they would name it instead of the
+		 * killed rank.  The survivors entered the dispatch at about the
+		 * same time, so one communicator timeout after this rank's own
+		 * failure outlasts them all.
+		 */
+		if (p->timeout_ns) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(p->timeout_ns / 1000000000ull),
+				.tv_nsec = (long)(p->timeout_ns % 1000000000ull),
+			};
+
+			nanosleep(&ts, NULL);
+		}
 		for (int l = 0; l < p->m; l++)
 			m890_stream_synchronize(p->str[l]);
 		epr_ep_free(ep, lo);

@@ -67,6 +67,7 @@ static m890_status_t open_ranks(struct epr_proc *p, int first, int m,
 	fc.fabric_ids = fids;
 	fc.devices = p->dev;
 	cfg.timeout_ns = timeout_ns;
+	p->timeout_ns = timeout_ns;
 	if (!st)
 		st = m890_comm_create_fabric(&fc, &cfg, &p->comm);
 	if (!st)

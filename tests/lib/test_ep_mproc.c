@@ -35,6 +35,7 @@ static unsigned int child(int me, int fd, void *arg)
 	unsigned int ok;
 
 	cfg.timeout_ns = 20000000000ull;
+	p->timeout_ns = cfg.timeout_ns;
 	p->n = job->n;
 	p->m = 1;
 	p->rank[0] = me;
