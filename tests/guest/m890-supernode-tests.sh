@@ -8,7 +8,8 @@
 # over every card with every block checked, the single-process
 # collective tests (all-to-all, alltoallv, grouped send/recv) and the EP
 # tests (dispatch/combine in bf16, MXFP8 and MXFP4, bit-exact against the
-# host reference), then ep_perf on the Kimi-K3 decode shape, whose
+# host reference), with every rank in one process and with one process
+# per card, then ep_perf on the Kimi-K3 decode shape, whose
 # modelled times measured from TIMESTAMP events must agree with its
 # formula within 1%.  Prints TAP; exits non-zero if anything failed.
 cards=${1:-64}
@@ -56,6 +57,9 @@ result $? "m890-a2a on $cards cards: all $blocks blocks verified"
 
 suite m890-lib-test-comm m890-lib-test-comm
 suite m890-lib-test-ep m890-lib-test-ep
+# The same with one process per card: 64 processes on the guest's vCPUs.
+suite m890-lib-test-mproc m890-lib-test-mproc
+suite m890-lib-test-ep_mproc m890-lib-test-ep_mproc
 
 # The K3 decode step, measured: one warm-up and one timed iteration
 # suffice (modelled time is deterministic), -A 1 fails a measurement
