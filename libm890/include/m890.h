@@ -1160,7 +1160,7 @@ typedef struct m890_ep_layout *m890_ep_layout_t;
  * struct m890_ep_config - shape of an EP object.  Start from
  * M890_EP_CONFIG_INIT, then set the fields.
  * @size, @magic, @version: set by the initializer; checked.
- * @flags: none defined, 0.
+ * @flags: 0, or M890_EP_F_DEVICE_ROUTING (below).
  * @max_tokens_per_rank: T, 1 .. 65536.
  * @hidden: H, elements per token, a multiple of 32, 32 .. 65536.
  * @num_experts: a multiple of the ranks, up to 65536.
@@ -1307,6 +1307,117 @@ m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
 			      const m890_buffer_t *expert_out,
 			      const m890_buffer_t *out,
 			      const m890_stream_t *streams);
+
+/*
+ * EP with routing on the card (M890_EP_F_DEVICE_ROUTING)
+ * ======================================================
+ *
+ * The mode of expert parallelism for serving, in the spirit of DeepEP's
+ * low-latency kernels, on cards of spec 1.1 (CAPS ROWS, ATOMICS and
+ * ENGINES; hardware spec §7.13, §7.14, §10).  The top-k ids and weights
+ * stay in HBM, the routing is computed on the card (MOE_ROUTE), each
+ * token goes once to each rank that holds one of its experts (one
+ * COPY_ROWS over every peer's window, quantizing on the way), arrival is
+ * one counter per rank fed by posted atomic adds, and the combine pulls
+ * and sums one row per token and rank straight from the peers' windows
+ * (one REDUCE).  No call blocks the host on the other ranks, on any kind
+ * of communicator: everything the ranks must agree on is agreed by
+ * m890_ep_create().  The receive regions belong to the EP object, are
+ * registered once and double-buffered: dispatch k uses half k % 2.
+ *
+ * Per dispatch, on local rank l's card (T = max_tokens_per_rank, n ranks,
+ * L local experts, C = expert_capacity, H = hidden, k = top_k):
+ *
+ *   x          HBM, T rows of H bf16: the tokens (the caller's).
+ *   topk_idx   HBM, T rows of k int32 (-1: none; else < num_experts,
+ *              distinct within a token): the caller's.
+ *   topk_w     HBM, T rows of k float: the caller's.
+ *   rows       (the object's) n * T rows of row_bytes: row s * T + i is
+ *              the i-th token rank s sent to this rank, in the payload
+ *              format (bf16, or MX elements then scales); a source's
+ *              tokens keep their order.  Rows past a source's count are
+ *              not written.
+ *   meta       (the object's) n * T rows of 8 * k bytes: the sender's
+ *              top-k ids (k int32) then weights (k float) of that token.
+ *   expert_count, expert_rows, expert_weight  (the object's) L uint32,
+ *              L * C uint32 and L * C float: for local expert e, its rows
+ *              expert_rows[e * C .. + count) (row numbers into rows, in
+ *              (source, token, slot) order) and their weights.
+ *   partial    (the object's) n * T rows of H bf16: the combine's input,
+ *              written by the caller between dispatch and combine: for
+ *              row s * T + i, the sum over this rank's experts of that
+ *              token of weight * expert output (the expert computation
+ *              writes it; rows without a token are not read).
+ *   out        HBM, T rows of H bf16, the caller's: for token t the sum,
+ *              in binary32 in ascending top-k slot, of the partial rows
+ *              of the ranks its experts are on (each rank once, at the
+ *              first slot that names it), rounded once to bf16; zeros
+ *              for a token without experts.  Bit-exact and repeatable.
+ *
+ * m890_ep_get_recv() gives the buffers and byte offsets of a dispatch's
+ * half.  Errors found on the card are the streams' sticky errors, named
+ * by the next call or synchronize: an expert id out of range
+ * (M890_ERROR_DEVICE_ERROR), more than C rows for a local expert
+ * (M890_ERROR_CAPACITY, naming the rank and expert; the counts are
+ * still right), a peer that does not arrive (the driver's job timeout;
+ * m890_comm_synchronize() names the missing ranks).
+ */
+#define M890_EP_F_DEVICE_ROUTING	(1u << 0)
+
+/**
+ * struct m890_ep_recv - where a device-routed dispatch left its results
+ * on local rank l's card (see above).  Each buffer is the EP object's;
+ * the *_offset fields are the byte offsets of this dispatch's half.
+ */
+struct m890_ep_recv {
+	m890_buffer_t rows;
+	uint64_t rows_offset;
+	m890_buffer_t meta;
+	uint64_t meta_offset;
+	m890_buffer_t partial;
+	uint64_t partial_offset;
+	m890_buffer_t experts;		/* expert_count, _rows, _weight */
+	uint64_t expert_count_offset;
+	uint64_t expert_rows_offset;
+	uint64_t expert_weight_offset;
+};
+
+/**
+ * m890_ep_dispatch_device() - enqueue a device-routed dispatch (the EP
+ * object was created with M890_EP_F_DEVICE_ROUTING).  Arrays have one
+ * entry per local rank.  @num_tokens: 0 .. T per rank (host values).
+ * @topk_idx, @topk_w: HBM buffers (see above), on the rank's card.
+ * Returns once enqueued, without waiting for any other rank.  The
+ * previous dispatch of @ep must have had its combine enqueued (the
+ * halves alternate).  Errors (nothing enqueued): INVALID_ARGUMENT (a
+ * host routing EP object, NULL arrays, counts above T, buffers too small
+ * or not HBM, a dispatch without a combine before), DEVICE_MISMATCH,
+ * the streams' and the communicator's sticky errors.
+ */
+m890_status_t m890_ep_dispatch_device(m890_ep_t ep, m890_ep_layout_t layout,
+				      const m890_buffer_t *x,
+				      const uint32_t *num_tokens,
+				      const m890_buffer_t *topk_idx,
+				      const m890_buffer_t *topk_w,
+				      const m890_stream_t *streams);
+
+/**
+ * m890_ep_get_recv() - the results of @layout's dispatch on local rank
+ * @l (0 .. local ranks - 1).  INVALID_ARGUMENT before a dispatch.
+ */
+m890_status_t m890_ep_get_recv(m890_ep_layout_t layout, int l,
+			       struct m890_ep_recv *recv);
+
+/**
+ * m890_ep_combine_device() - enqueue the combine of @layout's dispatch:
+ * every rank tells its peers its partial rows are written, then pulls
+ * and sums its tokens' rows from them into @out (HBM, T rows of H bf16,
+ * one per local rank).  Errors as m890_ep_dispatch_device();
+ * INVALID_ARGUMENT when @layout holds no dispatch or was combined.
+ */
+m890_status_t m890_ep_combine_device(m890_ep_t ep, m890_ep_layout_t layout,
+				     const m890_buffer_t *out,
+				     const m890_stream_t *streams);
 
 #ifdef __cplusplus
 }

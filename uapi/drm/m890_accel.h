@@ -40,6 +40,10 @@ enum drm_m890_ioctl_nr {
 #define DRM_M890_CAP_BO_WAIT		(1ull << 6)	/* DRM_M890_BO_WAIT, BO fences */
 /* DRM_M890_FABRIC_EXPORT, _REVOKE and _IMPORT: windows across VMs */
 #define DRM_M890_CAP_FABRIC_WINDOWS	(1ull << 7)
+/* Spec 1.1 cards (hardware spec §3.1 CAPS): packets the driver accepts. */
+#define DRM_M890_CAP_ENGINES		(1ull << 8)	/* RELAXED packets */
+#define DRM_M890_CAP_ATOMICS		(1ull << 9)	/* posted fabric atomics */
+#define DRM_M890_CAP_ROWS		(1ull << 10)	/* COPY_ROWS, MOE_ROUTE */
 
 enum drm_m890_query_type {
 	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */
