@@ -22,7 +22,7 @@ LIBM890_REAL := libm890.so.1.0.0
 LIBM890_OBJDIR := $(M890_BUILD)/obj/libm890
 LIBM890_SRCS := $(sort $(wildcard libm890/src/*.c))
 LIBM890_OBJS := $(patsubst libm890/src/%.c,$(LIBM890_OBJDIR)/%.o,$(LIBM890_SRCS))
-LIBM890_HDRS := libm890/include/m890.h libm890/src/internal.h \
+LIBM890_HDRS := libm890/include/m890.h libm890/src/internal.h libm890/src/ep_internal.h \
 	uapi/drm/m890_accel.h uapi/drm/m890_packets.h
 
 LIBM890_PKGS := libdrm

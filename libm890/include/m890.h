@@ -133,6 +133,11 @@ m890_status_t m890_device_close(m890_device_t device);
 #define M890_CAP_FABRIC		(1ull << 4)
 #define M890_CAP_TIMESTAMP	(1ull << 5)
 #define M890_CAP_FABRIC_WINDOWS	(1ull << 7)	/* windows across VMs, m890_comm_create_fabric() */
+/* Spec 1.1 cards: several data movers, fabric atomics, COPY_ROWS and
+ * MOE_ROUTE; all three are needed by M890_EP_F_DEVICE_ROUTING. */
+#define M890_CAP_ENGINES	(1ull << 8)
+#define M890_CAP_ATOMICS	(1ull << 9)
+#define M890_CAP_ROWS		(1ull << 10)
 
 #define M890_DEVICE_NO_FABRIC	0xffu
 

@@ -69,7 +69,7 @@ enum {
 };
 
 /* The configuration words of an ep_create record. */
-#define META_CFG_WORDS	6
+#define META_CFG_WORDS	7
 
 static uint64_t mx_elem_bytes(uint32_t type, uint32_t h)
 {
@@ -102,6 +102,7 @@ static void ep_free(struct m890_ep *ep)
 			if (b[k])
 				m890_buffer_free(b[k]);
 	}
+	m890_ep_dev_free(ep);
 	free(ep->r);
 	free(ep);
 }
@@ -109,7 +110,8 @@ static void ep_free(struct m890_ep *ep)
 static m890_status_t ep_config_check(const struct m890_ep_config *c, int n)
 {
 	if (c->size < sizeof(*c) || c->magic != M890_EP_CONFIG_MAGIC ||
-	    c->version != M890_EP_CONFIG_VERSION || c->flags || c->reserved)
+	    c->version != M890_EP_CONFIG_VERSION ||
+	    (c->flags & ~M890_EP_F_DEVICE_ROUTING) || c->reserved)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_create: config not initialized with M890_EP_CONFIG_INIT, or unknown flags");
 	if (!c->max_tokens_per_rank || c->max_tokens_per_rank > EP_MAX_TOKENS)
@@ -251,7 +253,7 @@ static m890_status_t ep_same_config(struct m890_ep *ep, const uint32_t *all)
 		if (memcmp(all + j * words + META_DATA, mine,
 			   4 * META_CFG_WORDS))
 			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "ep_create: rank %u's config (max_tokens_per_rank, hidden, num_experts, top_k, dispatch_type, expert_capacity) differs from rank %u's",
+					 "ep_create: rank %u's config (max_tokens_per_rank, hidden, num_experts, top_k, dispatch_type, expert_capacity, flags) differs from rank %u's",
 					 j, ep_lrank(ep, 0));
 	return M890_SUCCESS;
 }
@@ -292,7 +294,8 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	st = ep_config_check(config, n);
 	if (!st) {
 		ep_shape(ep);
-		st = ep_scratch(ep);
+		if (!(config->flags & M890_EP_F_DEVICE_ROUTING))
+			st = ep_scratch(ep);
 	}
 	if (st)
 		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
@@ -305,10 +308,13 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 		c[3] = config->top_k;
 		c[4] = config->dispatch_type;
 		c[5] = config->expert_capacity;
+		c[6] = config->flags;
 	}
 	st = ep_agree(ep, "ep_create", st, msg, recs, words, all);
 	if (!st)
 		st = ep_same_config(ep, all);
+	if (!st && (config->flags & M890_EP_F_DEVICE_ROUTING))
+		st = m890_ep_dev_setup(ep);
 	if (!st)
 		st = m890_obj_register(ep);
 	if (st) {
@@ -448,6 +454,8 @@ M890_EXPORT m890_status_t m890_ep_layout_counts(m890_ep_layout_t lo,
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_layout_counts: %s",
 				 counts ? "no dispatch yet" : "NULL output");
+	if (lo->ep->dev)
+		return m890_ep_dev_counts(lo, counts);
 	memcpy(counts, lo->counts, sizeof(*counts) * lo->ep->cfg.num_experts);
 	return M890_SUCCESS;
 }
@@ -842,6 +850,9 @@ static m890_status_t ep_call_check(m890_ep_t ep, m890_ep_layout_t lo,
 		st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
 	if (st)
 		return st;
+	if (ep->dev)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "ep: the EP object routes on the card (M890_EP_F_DEVICE_ROUTING): use m890_ep_dispatch_device() and m890_ep_combine_device()");
 	if (lo->ep != ep || (need_dispatch && !lo->dispatched))
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s", bad_layout);
 	return m890_comm_usable(ep->comm);
