@@ -4,6 +4,14 @@
  *
  * ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]
  *         [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]
+ *         [-m host|dev]
+ *
+ * -m dev (the default on spec 1.1 cards): the EP object routes on the
+ * card (M890_EP_F_DEVICE_ROUTING): top-k ids and weights in HBM, the
+ * partial rows the combine pulls all 1.0 (written between the phases,
+ * outside the timing), so each output is the number of ranks its
+ * token's experts are on; the table adds the time over the floor.
+ * -m host: the EP object of m890_ep_dispatch(), routing on the host.
  *
  * One communicator over the cards (or -g CARDS), an EP object of the
  * given shape (default: the Kimi-K3 decode step, 128 tokens per rank,
@@ -19,9 +27,10 @@
  * output are checked (#wrong).
  *
  * Projected: the modelled time of the same packets for -P RANKS (default
- * 64) from the rules of timing model 1.1 (hardware spec §10: pipelined
- * fetch and data phases, posted peer writes, round trips for peer reads,
- * drains), plus one switch latency (500 ns) for the delivery of the last
+ * 64) from the rules of timing model 1.2 (hardware spec §10, model12.h:
+ * prefetching fetch, several data movers, shared bandwidth, posted peer
+ * writes and atomics, round trips for peer reads, per-queue drains), plus
+ * one switch latency (500 ns) for the delivery of the last posted
  * write, which no card's clock shows; routing drawn
  * the same way for RANKS ranks of TOKENS tokens each; the same formula at
  * the measured card count is printed next to the measurement, so the two
@@ -40,6 +49,7 @@
 #include <m890.h>
 
 #include "size_arg.h"
+#include "model12.h"
 
 #define MAXN 64
 
@@ -86,48 +96,12 @@ static void route(int32_t *idx, float *w, int ranks, uint32_t t, uint32_t k,
 	}
 }
 
-/* Timing model 1.1 of hardware spec §10, in ns. */
-#define HBM_BPNS 3200.0
-#define HOST_BPNS 64.0
-#define PEER_BPNS 800.0
-#define PKT_NS 50.0		/* fetch */
-#define TRIP_NS 1000.0		/* switch round trip of a peer read */
-#define DELIVERY_NS 500.0	/* one way through the switch */
-
-/* The card's command processor and data mover: when each is free. */
-struct clk {
-	double cp, dm;
-};
-
-static double max3(double a, double b, double c)
-{
-	return a > b ? (a > c ? a : c) : (b > c ? b : c);
-}
-
-/*
- * One packet moving @hbm, @host and @peer bytes, waiting for @trips
- * round trips: its fetch, then its data phase (the slowest class plus
- * the round trips) once the data mover is free; @drain for WAIT,
- * TIMESTAMP and FENCE, which the command processor runs itself.
- * Returns the phase's start (what a TIMESTAMP writes).
- */
-static double pkt(struct clk *c, int drain, double hbm, double host,
-		  double peer, int trips)
-{
-	double start;
-
-	c->cp += PKT_NS;
-	start = c->cp > c->dm ? c->cp : c->dm;
-	c->dm = start + max3(hbm / HBM_BPNS, host / HOST_BPNS,
-			     peer / PEER_BPNS) + trips * TRIP_NS;
-	c->cp = drain ? c->dm : start;
-	return start;
-}
-
-/* Data packets, and the drains: local WAIT, FENCE and TIMESTAMP. */
-#define DATA(c, hbm, host, peer, trips) pkt(c, 0, hbm, host, peer, trips)
-#define WAIT(c) pkt(c, 1, 8, 0, 0, 0)
-#define FENCE(c) pkt(c, 1, 0, 8, 0, 0)
+/* The host-routed packets in timing model 1.2 (model12.h). */
+#define DATA(c, hbm, host, peer, trips) m12_data(c, 0, hbm, host, peer, trips)
+#define WAIT(c) m12_drain(c, M12_HBM, 8)
+#define FENCE(c) m12_drain(c, M12_HOST, 8)
+#define DELIVERY_NS M12_DELIVERY_NS
+#define PEER_BPNS M12_LINK_BPNS
 
 struct shape {
 	uint32_t t, h, e, k, type;
@@ -149,7 +123,8 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 	uint32_t L = sh->e / (uint32_t)ranks, m = 0, used = 0;
 	uint64_t *md = calloc((size_t)ranks, sizeof(*md));
 	double rb = combine ? 2.0 * sh->h : sh->row;
-	struct clk c = { 0, 0 };
+	struct m12 c = { 0 };
+	double t0;
 
 	if (!md)
 		exit(1);
@@ -162,8 +137,7 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 			used++;
 		}
 	}
-	/* the first event's TIMESTAMP started at 0: its write, its FENCE */
-	c.cp = c.dm = 8 / HOST_BPNS;
+	t0 = m12_drain(&c, M12_HOST, 8);	/* the first event's TIMESTAMP */
 	FENCE(&c);
 	if (!combine) {
 		if (sh->sc && sh->t) {
@@ -203,7 +177,7 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 		FENCE(&c);
 	}
 	free(md);
-	return pkt(&c, 1, 0, 8, 0, 0);	/* the next event's TIMESTAMP */
+	return m12_drain(&c, M12_HOST, 8) - t0;	/* the next event's TIMESTAMP */
 }
 
 /*
@@ -313,11 +287,359 @@ static int check_recv(const struct shape *sh, int n, const int32_t *idx,
 	return bad;
 }
 
+/* ---- routing on the card (M890_EP_F_DEVICE_ROUTING), timing model 1.2 ---- */
+
+/*
+ * Modelled ns of rank @s's device-routed dispatch (@combine 0) or
+ * combine, for @ranks ranks of @sh->t tokens with routing @idx, as
+ * libm890 enqueues them (libm890/src/ep_dev.c) between two events: each
+ * event a TIMESTAMP then the driver's FENCE, the call one submission
+ * closed by a FENCE.  Bytes as hardware spec §10 charges them.
+ */
+static double model_dev_rank(const struct shape *sh, const int32_t *idx,
+			     int ranks, int s, int combine)
+{
+	double n = ranks, tmax = sh->t, k = sh->k, h = sh->h;
+	double rows_to[MAXN * 16 + 1] = { 0 }, rem = 0, loc = 0, got = 0;
+	double pulled_remote = 0, pulled_local = 0, entries = 0;
+	uint32_t L = sh->e / (uint32_t)ranks;
+	struct m12 m = { 0 };
+	double t0;
+
+	for (uint32_t t = 0; t < sh->t; t++) {
+		uint8_t hit[MAXN] = { 0 };
+
+		for (uint32_t j = 0; j < sh->k; j++) {
+			int32_t e = idx[((uint64_t)s * sh->t + t) * sh->k + j];
+			int d = e < 0 ? -1 : e / (int32_t)L;
+
+			if (d < 0 || hit[d])
+				continue;
+			hit[d] = 1;
+			rows_to[d]++;
+			if (combine)
+				*(d == s ? &pulled_local : &pulled_remote) += 2 * h;
+		}
+	}
+	for (int d = 0; d < ranks; d++)
+		*(d == s ? &loc : &rem) += rows_to[d];
+	/* rows this rank receives and its expert entries */
+	for (int src = 0; src < ranks; src++)
+		for (uint32_t t = 0; t < sh->t; t++) {
+			int to_me = 0;
+
+			for (uint32_t j = 0; j < sh->k; j++) {
+				int32_t e = idx[((uint64_t)src * sh->t + t) * sh->k + j];
+
+				if (e >= 0 && e / (int32_t)L == s) {
+					to_me = 1;
+					entries++;
+				}
+			}
+			got += to_me;
+		}
+	t0 = m12_drain(&m, M12_HOST, 8);		/* event: TIMESTAMP */
+	m12_drain(&m, M12_HOST, 8);			/* its FENCE */
+	if (!combine) {
+		double lists = 8 * n * tmax, meta = 4 * k;
+
+		/* MOE_ROUTE SEND */
+		m12_data(&m, 0, 4 * tmax * k + 8 * n * tmax + 8 * n +
+			 4 * tmax * k, 0, 0, 0);
+		m12_drain(&m, M12_HBM, 8);		/* WAIT arrival >= 0 */
+		for (int w = 0; w < 2; w++)		/* ids, weights rows */
+			m12_data(&m, 1, 8 * n + lists + (loc + rem) * meta +
+				 loc * meta, 0, rem * meta, 0);
+		/* the payload, quantized on the way for MX */
+		m12_data(&m, 1, 8 * n + lists + (loc + rem) * 2 * h +
+			 loc * sh->row, 0, rem * sh->row, 0);
+		m12_data(&m, 0, 16 * n + 8, 0, 8 * (n - 1), 0);	/* SET counts */
+		m12_data(&m, 0, 8 * n + 16, 0, 8 * (n - 1), 0);	/* ADD arrival */
+		m12_drain(&m, M12_HBM, 8);		/* WAIT arrival */
+		/* MOE_ROUTE RECV: counts, the received meta rows, the lists */
+		m12_data(&m, 0, 8 * n + got * 8 * k + 4.0 * L + 8 * entries,
+			 0, 0, 0);
+	} else {
+		m12_data(&m, 0, 8 * n + 16, 0, 8 * (n - 1), 0);	/* ADD ready */
+		m12_drain(&m, M12_HBM, 8);		/* WAIT ready */
+		/* REDUCE: table, indices, local rows, output; peer rows */
+		m12_data(&m, 0, 8 * n + 4 * tmax * k + pulled_local + 2 * h * tmax,
+			 0, pulled_remote, pulled_remote > 0);
+	}
+	m12_drain(&m, M12_HOST, 8);			/* the call's FENCE */
+	return m12_drain(&m, M12_HOST, 8) - t0;		/* event: TIMESTAMP */
+}
+
+/* Slowest rank's device-routed times for routing @idx of @ranks ranks. */
+static void model_dev(const struct shape *sh, int ranks, const int32_t *idx,
+		      double *disp, double *comb)
+{
+	*disp = *comb = 0;
+	for (int s = 0; s < ranks; s++) {
+		double d = model_dev_rank(sh, idx, ranks, s, 0);
+		double c = model_dev_rank(sh, idx, ranks, s, 1);
+
+		*disp = d > *disp ? d : *disp;
+		*comb = c > *comb ? c : *comb;
+	}
+}
+
+/*
+ * The measurement with routing on the card.  Partial rows are all 1.0,
+ * so each token's output is the number of ranks its experts are on.
+ * Returns the number of wrong rows, counts and outputs.
+ */
+static int run_dev(const struct shape *sh, int n, int iters, int warm,
+		   const int32_t *idx, const float *w, const uint16_t *xh,
+		   m890_device_t *dev, m890_stream_t *str, m890_event_t (*ev)[4],
+		   double *res)
+{
+	static m890_buffer_t x[MAXN], ids[MAXN], wts[MAXN], out[MAXN], hb[MAXN];
+	static void *hp[MAXN];
+	static uint32_t nt[MAXN];
+	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
+	struct m890_ep_info info;
+	uint64_t tk = (uint64_t)sh->t * sh->k, hostb;
+	uint32_t L = sh->e / (uint32_t)n;
+	m890_ep_layout_t lo;
+	m890_comm_t comm;
+	m890_ep_t ep;
+	int wrong = 0;
+
+	CHECK(m890_comm_create(dev, n, NULL, &comm));
+	cfg.flags = M890_EP_F_DEVICE_ROUTING;
+	cfg.max_tokens_per_rank = sh->t;
+	cfg.hidden = sh->h;
+	cfg.num_experts = sh->e;
+	cfg.top_k = sh->k;
+	cfg.dispatch_type = sh->type;
+	CHECK(m890_ep_create(comm, &cfg, &ep));
+	CHECK(m890_ep_get_info(ep, &info));
+	CHECK(m890_ep_layout_create(ep, &lo));
+	hostb = info.recv_bytes > 2ull * sh->t * sh->h ? info.recv_bytes :
+		2ull * sh->t * sh->h;
+	for (int i = 0; i < n; i++) {
+		nt[i] = sh->t;
+		CHECK(m890_buffer_alloc(dev[i], 2ull * sh->t * sh->h, M890_MEM_HBM, &x[i]));
+		CHECK(m890_buffer_alloc(dev[i], 4 * tk, M890_MEM_HBM, &ids[i]));
+		CHECK(m890_buffer_alloc(dev[i], 4 * tk, M890_MEM_HBM, &wts[i]));
+		CHECK(m890_buffer_alloc(dev[i], 2ull * sh->t * sh->h, M890_MEM_HBM, &out[i]));
+		CHECK(m890_buffer_alloc(dev[i], hostb, M890_MEM_HOST, &hb[i]));
+		CHECK(m890_buffer_map(hb[i], &hp[i]));
+		memcpy(hp[i], xh + (uint64_t)i * sh->t * sh->h, 2ull * sh->t * sh->h);
+		CHECK(m890_memcpy_htod(str[i], x[i], 0, hb[i], 0, 2ull * sh->t * sh->h));
+		CHECK(m890_stream_synchronize(str[i]));
+		memcpy(hp[i], idx + (uint64_t)i * tk, 4 * tk);
+		CHECK(m890_memcpy_htod(str[i], ids[i], 0, hb[i], 0, 4 * tk));
+		CHECK(m890_stream_synchronize(str[i]));
+		memcpy(hp[i], w + (uint64_t)i * tk, 4 * tk);
+		CHECK(m890_memcpy_htod(str[i], wts[i], 0, hb[i], 0, 4 * tk));
+		CHECK(m890_stream_synchronize(str[i]));
+	}
+	printf("# ep_perf: routing on the card; %d cards, %u tokens/rank, hidden %u, %u experts, top-%u, %s dispatch, bf16 combine\n",
+	       n, sh->t, sh->h, sh->e, sh->k,
+	       sh->type == M890_TYPE_BF16 ? "bf16" : sh->type == M890_TYPE_MXFP8 ?
+	       "mxfp8" : "mxfp4");
+	printf("# EP object: %llu B of HBM per card (two halves of rows, meta and partial rows)\n",
+	       (unsigned long long)info.scratch_bytes);
+	for (int it = 0; it < warm + iters; it++) {
+		int64_t t0, t1, t2;
+		double dmax = 0, cmax = 0;
+
+		t0 = cli_now_ns();
+		for (int i = 0; i < n; i++)
+			CHECK(m890_event_record(ev[i][0], str[i]));
+		CHECK(m890_ep_dispatch_device(ep, lo, x, nt, ids, wts, str));
+		for (int i = 0; i < n; i++)
+			CHECK(m890_event_record(ev[i][1], str[i]));
+		CHECK(m890_comm_synchronize(comm, str));
+		t1 = cli_now_ns();
+		/* the experts: every partial row 1.0 (outside the timing) */
+		for (int i = 0; i < n; i++) {
+			struct m890_ep_recv r;
+			uint64_t va;
+
+			CHECK(m890_ep_get_recv(lo, i, &r));
+			CHECK(m890_buffer_va(r.partial, &va));
+			CHECK(m890_memset32(str[i], va + r.partial_offset, 0x3f803f80u,
+					    2ull * n * sh->t * sh->h));
+			CHECK(m890_stream_synchronize(str[i]));
+		}
+		{
+			int64_t t1b = cli_now_ns();
+
+			for (int i = 0; i < n; i++)
+				CHECK(m890_event_record(ev[i][2], str[i]));
+			CHECK(m890_ep_combine_device(ep, lo, out, str));
+			for (int i = 0; i < n; i++)
+				CHECK(m890_event_record(ev[i][3], str[i]));
+			CHECK(m890_comm_synchronize(comm, str));
+			t2 = cli_now_ns();
+			for (int i = 0; i < n; i++) {
+				int64_t a, b;
+
+				CHECK(m890_event_elapsed_time(ev[i][0], ev[i][1], NULL, &a));
+				CHECK(m890_event_elapsed_time(ev[i][2], ev[i][3], NULL, &b));
+				dmax = a > dmax ? a : dmax;
+				cmax = b > cmax ? b : cmax;
+			}
+			if (it < warm)
+				continue;
+			res[0] += (t1 - t0) / 1e3 / iters;
+			res[1] += (t2 - t1b) / 1e3 / iters;
+			res[2] += dmax / 1e3 / iters;
+			res[3] += cmax / 1e3 / iters;
+		}
+	}
+	/* Check: rows against the host reference, expert counts, outputs. */
+	{
+		uint8_t *row = malloc(sh->row), *rv = malloc(info.recv_bytes);
+		uint32_t *cnt = calloc(L, sizeof(*cnt)), *want = calloc(L, sizeof(*want));
+		uint16_t *o = malloc(2ull * sh->t * sh->h);
+
+		if (!row || !rv || !cnt || !want || !o)
+			exit(1);
+		for (int d = 0; d < n; d++) {
+			struct m890_ep_recv r;
+
+			CHECK(m890_ep_get_recv(lo, d, &r));
+			CHECK(m890_memcpy_dtoh(str[d], hb[d], 0, r.rows, r.rows_offset,
+					       info.recv_bytes));
+			CHECK(m890_stream_synchronize(str[d]));
+			memcpy(rv, hp[d], info.recv_bytes);
+			CHECK(m890_memcpy_dtoh(str[d], hb[d], 0, r.experts,
+					       r.expert_count_offset, 4ull * L));
+			CHECK(m890_stream_synchronize(str[d]));
+			memcpy(cnt, hp[d], 4ull * L);
+			memset(want, 0, 4ull * L);
+			for (int src = 0; src < n; src++) {
+				uint32_t c = 0;
+
+				for (uint32_t t = 0; t < sh->t; t++) {
+					const int32_t *ti = idx + ((uint64_t)src * sh->t + t) * sh->k;
+					int to_me = 0;
+
+					for (uint32_t j = 0; j < sh->k; j++)
+						if (ti[j] >= 0 && ti[j] / (int32_t)L == d) {
+							to_me = 1;
+							want[ti[j] % L]++;
+						}
+					if (!to_me)
+						continue;
+					if (sh->sc)
+						m890_mx_quantize_host(sh->type, M890_TYPE_BF16,
+								      xh + ((uint64_t)src * sh->t + t) * sh->h,
+								      sh->h, row, row + sh->eb);
+					else
+						memcpy(row, xh + ((uint64_t)src * sh->t + t) * sh->h,
+						       2ull * sh->h);
+					wrong += memcmp(rv + ((uint64_t)src * sh->t + c) * sh->row,
+							row, sh->row) != 0;
+					c++;
+				}
+			}
+			for (uint32_t e = 0; e < L; e++)
+				wrong += cnt[e] != want[e];
+			CHECK(m890_memcpy_dtoh(str[d], hb[d], 0, out[d], 0, 2ull * sh->t * sh->h));
+			CHECK(m890_stream_synchronize(str[d]));
+			memcpy(o, hp[d], 2ull * sh->t * sh->h);
+			for (uint32_t t = 0; t < sh->t; t++) {
+				const int32_t *ti = idx + ((uint64_t)d * sh->t + t) * sh->k;
+				uint8_t hit[MAXN] = { 0 };
+				float ranks = 0;
+
+				for (uint32_t j = 0; j < sh->k; j++)
+					if (ti[j] >= 0 && !hit[ti[j] / (int32_t)L]) {
+						hit[ti[j] / (int32_t)L] = 1;
+						ranks += 1.0f;
+					}
+				for (uint32_t e = 0; e < sh->h; e++)
+					if (o[(uint64_t)t * sh->h + e] != m890_float_to_bf16(ranks)) {
+						wrong++;
+						break;
+					}
+			}
+		}
+		free(row);
+		free(rv);
+		free(cnt);
+		free(want);
+		free(o);
+	}
+	CHECK(m890_ep_layout_destroy(lo));
+	CHECK(m890_ep_destroy(ep));
+	CHECK(m890_comm_destroy(comm));
+	for (int i = 0; i < n; i++) {
+		m890_buffer_free(x[i]);
+		m890_buffer_free(ids[i]);
+		m890_buffer_free(wts[i]);
+		m890_buffer_free(out[i]);
+		m890_buffer_free(hb[i]);
+	}
+	return wrong;
+}
+
+/* Measure, check and print the device-routed table; the exit status. */
+static int dev_report(const struct shape *sh, int n, int iters, int warm,
+		      int proj, double agree, const int32_t *idx, const float *w,
+		      const uint16_t *xh, m890_device_t *dev, m890_stream_t *str,
+		      m890_event_t (*ev)[4])
+{
+	double res[4] = { 0 }, xd, xc, fd, fc, bd, pd, pc, pfd, pfc, pbd, dummy;
+	int32_t *pidx = malloc(sizeof(*pidx) * proj * sh->t * sh->k);
+	float *pw = malloc(sizeof(*pw) * proj * sh->t * sh->k);
+	int wrong;
+
+	if (!pidx || !pw)
+		return 1;
+	wrong = run_dev(sh, n, iters, warm, idx, w, xh, dev, str, ev, res);
+	model_dev(sh, n, idx, &xd, &xc);
+	model(sh, n, idx, &dummy, &dummy, &fd, &fc, &bd);
+	route(pidx, pw, proj, sh->t, sh->k, sh->e);
+	model_dev(sh, proj, pidx, &pd, &pc);
+	model(sh, proj, pidx, &dummy, &dummy, &pfd, &pfc, &pbd);
+	/* dispatch: the last posted write still has to land; a pulling
+	 * combine ends with its reads back on the card */
+	printf("# %-10s %6s %10s %10s %10s %10s %8s %10s\n", "phase", "ranks",
+	       "wall(us)", "model(us)", "formula", "floor(us)", "x floor", "GB/s(mod)");
+	printf("  %-10s %6d %10.1f %10.2f %10.2f %10.2f %8.2f %10.1f\n", "dispatch", n,
+	       res[0], res[2] + M12_DELIVERY_NS / 1e3, (xd + M12_DELIVERY_NS) / 1e3,
+	       fd / 1e3, fd > 0 ? (res[2] * 1e3 + M12_DELIVERY_NS) / fd : 0,
+	       res[2] > 0 ? fd * M12_LINK_BPNS / (res[2] * 1e3 + M12_DELIVERY_NS) : 0);
+	printf("  %-10s %6d %10.1f %10.2f %10.2f %10.2f %8.2f %10.1f\n", "combine", n,
+	       res[1], res[3], xc / 1e3, fc / 1e3, fc > 0 ? res[3] * 1e3 / fc : 0,
+	       res[3] > 0 ? fc * M12_LINK_BPNS / (res[3] * 1e3) : 0);
+	printf("  %-10s %6d %10s %10s %10.2f %10.2f %8.2f %10.1f\n", "dispatch", proj,
+	       "-", "-", (pd + M12_DELIVERY_NS) / 1e3, pfd / 1e3,
+	       (pd + M12_DELIVERY_NS) / pfd, pfd * M12_LINK_BPNS / (pd + M12_DELIVERY_NS));
+	printf("  %-10s %6d %10s %10s %10.2f %10.2f %8.2f %10.1f\n", "combine", proj,
+	       "-", "-", pc / 1e3, pfc / 1e3, pc / pfc, pfc * M12_LINK_BPNS / pc);
+	{
+		double ed = xd > 0 ? (res[2] * 1e3 - xd) / xd * 100 : 0;
+		double ec = xc > 0 ? (res[3] * 1e3 - xc) / xc * 100 : 0;
+
+		printf("# model(us) and formula: measured TIMESTAMPs and timing model 1.2; dispatch adds %.1f us for the last posted write to land\n",
+		       M12_DELIVERY_NS / 1e3);
+		printf("# GB/s(mod): the floor's bytes (each token once per remote rank of its experts) over the modelled time\n");
+		printf("# measured vs formula on %d cards: dispatch %+.2f%%, combine %+.2f%%\n",
+		       n, ed, ec);
+		if (agree >= 0 && (ed > agree || ed < -agree || ec > agree || ec < -agree)) {
+			printf("# FAILED: measured and formula differ by more than %.2f%%\n",
+			       agree);
+			wrong++;
+		}
+	}
+	printf("# #wrong %d\n", wrong);
+	free(pidx);
+	free(pw);
+	return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct shape sh = { .t = 128, .h = 3584, .e = 896, .k = 16,
 			    .type = M890_TYPE_MXFP8 };
-	int iters = 5, warm = 1, want = -1, proj = 64, n, opt, wrong = 0;
+	int iters = 5, warm = 1, want = -1, proj = 64, n, opt, wrong = 0, mode = -1;
 	static m890_device_t dev[MAXN];
 	static m890_stream_t str[MAXN];
 	static m890_event_t ev[MAXN][4];
@@ -339,7 +661,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	double wd = 0, wc = 0, md = 0, mc = 0, agree = -1;
 
-	while ((opt = getopt(argc, argv, "t:H:E:k:d:n:w:g:P:s:A:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:E:k:d:n:w:g:P:s:A:m:")) != -1) {
 		switch (opt) {
 		case 't': sh.t = (uint32_t)atoi(optarg); break;
 		case 'H': sh.h = (uint32_t)atoi(optarg); break;
@@ -350,6 +672,14 @@ int main(int argc, char **argv)
 		case 'g': want = atoi(optarg); break;
 		case 'P': proj = atoi(optarg); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'm':
+			if (!strcmp(optarg, "host"))
+				mode = 0;
+			else if (!strcmp(optarg, "dev"))
+				mode = 1;
+			else
+				goto usage;
+			break;
 		case 'A':
 			agree = atof(optarg);
 			if (agree < 0)
@@ -412,6 +742,16 @@ int main(int argc, char **argv)
 		wp[i] = w + (uint64_t)i * sh.t * sh.k;
 		nt[i] = sh.t;
 	}
+	if (mode < 0) {
+		struct m890_device_info di = M890_DEVICE_INFO_INIT;
+		const uint64_t need = M890_CAP_ENGINES | M890_CAP_ATOMICS | M890_CAP_ROWS;
+
+		CHECK(m890_device_get_info(dev[0], &di));
+		mode = (di.capabilities & need) == need;
+	}
+	if (mode == 1)
+		return dev_report(&sh, n, iters, warm, proj, agree, idx, w, xh, dev,
+				  str, ev);
 	CHECK(m890_comm_create(dev, n, NULL, &comm));
 	cfg.max_tokens_per_rank = sh.t;
 	cfg.hidden = sh.h;
@@ -583,6 +923,9 @@ usage:
 	fprintf(stderr,
 		"usage: ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]\n"
 		"               [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]\n"
+		"               [-m host|dev]\n"
+		"  -m dev   routing on the card (M890_EP_F_DEVICE_ROUTING; the default on\n"
+		"           spec 1.1 cards), -m host   routing on the host\n"
 		"  HIDDEN a multiple of 32, TOPK 1..64, EXPERTS a multiple of the cards and of RANKS\n"
 		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
 		"          than PCT percent\n");

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timing model 1.2 of hardware spec §10, for one queue of one card, as
+ * the benchmarks compute their formulas: a command processor fetching
+ * 50 ns per packet with a 16-packet prefetch window, M12_ENGINES data
+ * movers, HBM, host and link bandwidth served first come first served,
+ * per-queue order (RELAXED packets wait only for the last drain),
+ * drains (WAIT, TIMESTAMP, FENCE) that wait for the queue's earlier
+ * packets.  Times in ns (doubles: the benchmarks' formulas, not the
+ * card's exact integer clock).  An independent implementation of the
+ * rules, so that the measured modelled times check both.
+ */
+#ifndef M890_BENCH_MODEL12_H
+#define M890_BENCH_MODEL12_H
+
+#define M12_ENGINES	4
+#define M12_PREFETCH	16
+#define M12_FETCH_NS	50.0
+#define M12_TRIP_NS	1000.0	/* switch round trip */
+#define M12_DELIVERY_NS	500.0	/* one way through the switch */
+#define M12_HBM_BPNS	3200.0
+#define M12_HOST_BPNS	64.0
+#define M12_LINK_BPNS	800.0
+#define M12_MAX_PKTS	4096
+
+enum { M12_HBM, M12_HOST, M12_LINK, M12_CLASSES };
+
+struct m12 {
+	double cp, dm[M12_ENGINES], free[M12_CLASSES], done, drained;
+	double start[M12_MAX_PKTS];
+	int n;
+};
+
+static const double m12_rate[M12_CLASSES] = {
+	M12_HBM_BPNS, M12_HOST_BPNS, M12_LINK_BPNS
+};
+
+/* Fetch the next packet: returns the time its fetch ended. */
+static inline double m12_fetch(struct m12 *m)
+{
+	double f = m->cp;
+
+	if (m->n >= M12_PREFETCH && m->start[m->n - M12_PREFETCH] > f)
+		f = m->start[m->n - M12_PREFETCH];
+	m->cp = f + M12_FETCH_NS;
+	return m->cp;
+}
+
+static inline void m12_started(struct m12 *m, double t)
+{
+	if (m->n < M12_MAX_PKTS)
+		m->start[m->n] = t;
+	m->n++;
+}
+
+/*
+ * A data packet moving @b[class] bytes, waiting for @trips round trips;
+ * @relaxed: M890_PKT_F_RELAXED.  Returns its start.
+ */
+static inline double m12_data(struct m12 *m, int relaxed, double hbm,
+			      double host, double link, int trips)
+{
+	const double b[M12_CLASSES] = { hbm, host, link };
+	double fe = m12_fetch(m), start, end;
+	int k = 0;
+
+	for (int i = 1; i < M12_ENGINES; i++)
+		if (m->dm[i] < m->dm[k])
+			k = i;
+	start = fe;
+	if (m->dm[k] > start)
+		start = m->dm[k];
+	if ((relaxed ? m->drained : m->done) > start)
+		start = relaxed ? m->drained : m->done;
+	end = start;
+	for (int c = 0; c < M12_CLASSES; c++) {
+		double s;
+
+		if (b[c] <= 0)
+			continue;
+		s = m->free[c] > start ? m->free[c] : start;
+		m->free[c] = s + b[c] / m12_rate[c];
+		if (m->free[c] > end)
+			end = m->free[c];
+	}
+	end += trips * M12_TRIP_NS;
+	m->dm[k] = end;
+	if (end > m->done)
+		m->done = end;
+	m12_started(m, start);
+	return start;
+}
+
+/* A drain with @bytes in class @c (a WAIT's check, a TIMESTAMP's or
+ * FENCE's write).  Returns its start (what a TIMESTAMP writes). */
+static inline double m12_drain(struct m12 *m, int c, double bytes)
+{
+	double fe = m12_fetch(m), start;
+
+	start = fe > m->done ? fe : m->done;
+	m->done = m->drained = start + bytes / m12_rate[c];
+	m12_started(m, start);
+	return start;
+}
+
+#endif /* M890_BENCH_MODEL12_H */
