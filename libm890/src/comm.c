@@ -31,7 +31,9 @@
  * Per-rank communicators also agree on each collective's arguments
  * before enqueuing it: m890_comm_allgather_host() moves each rank's host
  * record through the cards.  Their semaphore area is then 24n bytes of
- * slots -- ready[n], data[n], meta[n] -- then, 64-byte aligned, a
+ * slots -- ready[n], data[n], meta[n] -- and the two counters of the
+ * exchange on spec 1.1 cards (comm_exchange_fast()), then, 64-byte
+ * aligned, a
  * metadata region of 2 parities x n records of M890_META_SLOT bytes
  * (sem_meta_slot()).  Round r: each local rank's control stream copies
  * its record (header of comm_meta.c + up to M890_META_PAYLOAD bytes,
@@ -80,6 +82,9 @@ struct comm_rank {
 	const void *gather_map;
 	struct m890_window **sem_win;	/* [n], on rank j's sem; NULL self */
 	struct comm_win **wins;		/* [n], cached windows on rank j */
+	/* comm_exchange_fast(): host, mapped: the SIGNALs' target lists */
+	struct m890_buffer *tgt;
+	uint64_t *tgt_map;
 };
 
 /*
@@ -112,6 +117,7 @@ struct m890_comm {
 	uint64_t epoch;
 	const char *what;	/* collective of the current epoch */
 	uint64_t meta_round;	/* metadata exchange rounds done */
+	int fast;		/* -1 not known yet, else comm_exchange_fast() */
 	m890_status_t error;
 	char msg[400];
 	struct comm_rank *r;
@@ -138,9 +144,20 @@ static uint64_t sem_meta_sig(int n, int j)
 	return 8ull * (2 * (uint64_t)n + (uint64_t)j);
 }
 
+/* The counters of the exchange on spec 1.1 cards (comm_exchange_fast()). */
+static uint64_t sem_ready_ctr(int n)
+{
+	return 24ull * (uint64_t)n;
+}
+
+static uint64_t sem_done_ctr(int n)
+{
+	return 24ull * (uint64_t)n + 8;
+}
+
 static uint64_t sem_meta_region(int n)
 {
-	return (24ull * (uint64_t)n + 63) & ~63ull;
+	return (24ull * (uint64_t)n + 16 + 63) & ~63ull;
 }
 
 static uint64_t sem_meta_slot(int n, unsigned int parity, int j)
@@ -152,7 +169,7 @@ static uint64_t sem_meta_slot(int n, unsigned int parity, int j)
 /* The signal slots; per-rank communicators also have the metadata region. */
 static uint64_t sem_bytes(int n, bool meta)
 {
-	return meta ? sem_meta_slot(n, 2, 0) : 16ull * (uint64_t)n;
+	return meta ? sem_meta_slot(n, 2, 0) : 24ull * (uint64_t)n + 16;
 }
 
 /* Calls that take every rank's objects need every rank in this process. */
@@ -235,6 +252,8 @@ static void comm_free(struct m890_comm *c)
 			m890_buffer_free(r->sem);
 		if (r->progress)
 			m890_buffer_free(r->progress);
+		if (r->tgt)
+			m890_buffer_free(r->tgt);
 	}
 	free(c->r);
 	free(c->lidx);
@@ -318,6 +337,7 @@ static m890_status_t comm_alloc(int n, int me,
 				 "%s: out of memory", what);
 	}
 	c->obj.type = M890_OBJ_COMM;
+	c->fast = -1;
 	c->n = n;
 	c->me = me;
 	/* Every rank local, or only @me; m890_comm_create_fabric() redoes it. */
@@ -1051,6 +1071,132 @@ static m890_status_t buf_check(struct m890_comm *c, struct m890_buffer *b,
 }
 
 /*
+ * Spec 1.1 cards (fabric atomics, several data movers) run the exchange
+ * in a constant number of packets per rank besides the transfers:
+ *
+ *   SIGNAL ADD to 2(n - 1) targets   every peer's slot [i] and ready
+ *                                    counter: "rank i reached it"
+ *   WAIT ready counter >= (n - 1) e  every peer reached it
+ *   per peer j (rotated): its transfer, then SIGNAL ADD to 2 targets:
+ *                                    j's slot [n + i] and done counter
+ *   its own transfer, RELAXED        on another data mover, alongside
+ *   WAIT done counter >= (n - 1) e   every peer's transfer arrived
+ *
+ * The slots hold the epoch as the 1.0 exchange's SET leaves them (one add
+ * per collective), so the two mix on one communicator, and
+ * missing_peers() reads them to name who is missing.  Every card of a
+ * communicator must be of one spec.
+ */
+static bool comm_fast(struct m890_comm *c)
+{
+	const uint64_t need = DRM_M890_CAP_ENGINES | DRM_M890_CAP_ATOMICS;
+
+	if (c->fast < 0) {
+		c->fast = 1;
+		for (int l = 0; l < c->nlocal; l++)
+			if ((c->r[c->lrank[l]].dev->info.capabilities & need) != need)
+				c->fast = 0;
+	}
+	return c->fast == 1;
+}
+
+/* Rank @i's target lists: [2(n - 1)] ready, then [n][2] done per peer. */
+static m890_status_t comm_targets(struct m890_comm *c, int i)
+{
+	struct comm_rank *r = &c->r[i];
+	int n = c->n, q = 0;
+	m890_status_t st;
+	void *p;
+
+	if (r->tgt)
+		return M890_SUCCESS;
+	st = m890_buffer_alloc(r->dev, 8ull * 4 * (uint64_t)n, M890_MEM_HOST, &r->tgt);
+	if (!st)
+		st = m890_buffer_map(r->tgt, &p);
+	if (st) {
+		if (r->tgt)
+			m890_buffer_free(r->tgt);
+		r->tgt = NULL;
+		return st;
+	}
+	r->tgt_map = p;
+	for (int j = 0; j < n; j++) {
+		uint64_t base;
+
+		if (j == i)
+			continue;
+		base = r->sem_win[j]->va;
+		r->tgt_map[q++] = base + 8ull * (uint64_t)i;
+		r->tgt_map[q++] = base + sem_ready_ctr(n);
+		r->tgt_map[2 * n + 2 * j] = base + 8ull * (uint64_t)(n + i);
+		r->tgt_map[2 * n + 2 * j + 1] = base + sem_done_ctr(n);
+	}
+	return M890_SUCCESS;
+}
+
+static void pkt_add_list(union m890_packet *p, uint64_t targets, uint32_t count)
+{
+	memset(p, 0, sizeof(*p));
+	p->signal.hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
+	p->signal.op = M890_SIGNAL_ADD;
+	p->signal.value = 1;
+	p->signal.count = count;
+	p->signal.targets = targets;
+}
+
+static m890_status_t comm_exchange_fast(struct m890_comm *c,
+					struct m890_stream *const *streams,
+					m890_comm_xfer_fn fn, void *ctx,
+					uint64_t e)
+{
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
+	for (int i = 0; i < n && !st; i++)
+		if (comm_local(c, i))
+			st = comm_targets(c, i);
+	for (int i = 0; i < n && !st; i++) {
+		struct comm_rank *r = &c->r[i];
+		union m890_packet p;
+
+		if (!comm_local(c, i))
+			continue;
+		m890_stream_batch(streams[i], true);
+		if (n > 1) {
+			pkt_add_list(&p, r->tgt->va, 2u * (uint32_t)(n - 1));
+			st = m890_stream_enqueue(streams[i], &p, 1);
+			if (!st)
+				st = m890_wait(streams[i], r->sem->va + sem_ready_ctr(n),
+					       (uint64_t)(n - 1) * e, M890_SEM_GE);
+		}
+		for (int k = 1; k < n && !st; k++) {
+			int j = (i + k) % n;
+
+			st = fn(ctx, i, j, streams[i]);
+			if (!st) {
+				pkt_add_list(&p, r->tgt->va + 8ull * (2 * n + 2 * j), 2);
+				st = m890_stream_enqueue(streams[i], &p, 1);
+			}
+		}
+		if (!st) {
+			streams[i]->relaxed = true;
+			st = fn(ctx, i, i, streams[i]);
+			streams[i]->relaxed = false;
+		}
+		if (!st && n > 1)
+			st = m890_wait(streams[i], r->sem->va + sem_done_ctr(n),
+				       (uint64_t)(n - 1) * e, M890_SEM_GE);
+		{
+			m890_status_t st2 = m890_stream_batch(streams[i], false);
+
+			if (!st)
+				st = st2;
+		}
+	}
+	return st;
+}
+
+/*
  * The exchange every collective of the communicator runs: rank i's stream
  * signals every peer that it reached the collective, then for each peer j
  * in rotated order (j = i, i + 1, ...) waits until j reached it, lets
@@ -1069,6 +1215,10 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 
 	e = ++c->epoch;
 	c->what = what;
+	if (comm_fast(c)) {
+		st = comm_exchange_fast(c, streams, fn, ctx, e);
+		goto done;
+	}
 	/*
 	 * Each stream submits its packets phase by phase (phase 2 and 3 of
 	 * a stream wait only for what earlier phases of every stream sent),
@@ -1147,6 +1297,7 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 				st = st2;
 		}
 	}
+done:
 	if (st) {
 		char msg[256];
 
@@ -1181,7 +1332,13 @@ m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
 static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 {
 	static const char *const what[2] = { "to join", "to finish its transfer" };
+	const volatile uint64_t *sem = NULL;
 	int n = c->n;
+	void *map;
+
+	/* The fast exchange leaves no progress marks: read the slots. */
+	if (comm_fast(c) && m890_buffer_map(c->r[i].sem, &map) == M890_SUCCESS)
+		sem = map;
 
 	for (int phase = 0; phase < 2; phase++) {
 		int first = -1;
@@ -1192,7 +1349,8 @@ static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 			 * the order i-1, i-2, ... */
 			int j = phase ? (i + n - k) % n : (i + k) % n;
 
-			if (c->r[i].prog[phase * n + j] < c->epoch) {
+			if ((sem ? sem[phase * n + j] : c->r[i].prog[phase * n + j]) <
+			    c->epoch) {
 				first = j;
 				break;
 			}
@@ -1206,7 +1364,8 @@ static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 			off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
 					       first, what[phase]);
 		for (int j = 0; j < n && off < len; j++)
-			if (j != i && c->r[i].prog[phase * n + j] < c->epoch)
+			if (j != i && (sem ? sem[phase * n + j] :
+				       c->r[i].prog[phase * n + j]) < c->epoch)
 				off += (size_t)snprintf(buf + off, len - off, " %d", j);
 		if (off < len)
 			snprintf(buf + off, len - off, ")");

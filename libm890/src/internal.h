@@ -87,6 +87,7 @@ struct m890_stream {
 	uint32_t staged;
 	uint32_t stage_cap;
 	bool batch;		/* staging until m890_stream_batch(s, false) */
+	bool relaxed;		/* data packets enqueued get M890_PKT_F_RELAXED */
 };
 
 struct m890_event {

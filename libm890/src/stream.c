@@ -319,6 +319,24 @@ M890_EXPORT m890_status_t m890_stream_flush(m890_stream_t s)
 }
 
 /* Submit or stage @n packets; the caller checked the stream. */
+/*
+ * M890_PKT_F_RELAXED on the data packets of @p[0..n) (hardware spec §7):
+ * what the library marks with m890_stream.relaxed while it stages, for
+ * work that does not depend on the packets before it since the last
+ * drain.  Only staged packets are marked; an immediate submission keeps
+ * its order, which is never wrong.
+ */
+static void stage_relax(union m890_packet *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t op = M890_PKT_OPCODE(p[i].hdr);
+
+		if (op != M890_PKT_NOP && op != M890_PKT_WAIT &&
+		    op != M890_PKT_TIMESTAMP && op != M890_PKT_FENCE)
+			p[i].hdr |= M890_PKT_HDR(0, M890_PKT_F_RELAXED);
+	}
+}
+
 m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n)
 {
@@ -341,6 +359,8 @@ m890_status_t m890_stream_enqueue(struct m890_stream *s,
 		uint32_t k = n < room ? n : room;
 
 		memcpy(&s->stage[s->staged], pkts, (size_t)k * sizeof(*pkts));
+		if (s->relaxed)
+			stage_relax(&s->stage[s->staged], k);
 		s->staged += k;
 		pkts += k;
 		n -= k;
