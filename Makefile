@@ -115,7 +115,7 @@ shell: qemu image
 	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
 
 ifeq ($(VMS),1)
-RUN_CMD = echo '== icnctl port show'; icnctl port show || exit 1; \
+RUN_CMD = echo '== icnctl port show present'; icnctl port show present || exit 1; \
 	echo '== m890-a2a: all-to-all across $(CARDS) cards'; m890-a2a
 else
 # Several VMs on icn-switchd: each checks the joined fabric, runs the

@@ -12,9 +12,11 @@
  * by a concurrent change (NLM_F_DUMP_INTR) is retried a few times.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
@@ -385,6 +387,28 @@ int icn_nl_monitor(const char *const *groups, int n, unsigned long count,
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, mon_valid_cb, &ms);
 	ms.rc = EXIT_OK;
 	while (ms.rc == EXIT_OK && (!count || ms.seen < count)) {
+		/*
+		 * Wait for an event or for the reader of our output to go
+		 * away (`icnctl monitor | head -n 1`): a pipe whose reader
+		 * closed reports POLLERR on its write end at once, not only
+		 * at the next write, which might never come.
+		 */
+		struct pollfd pfd[2] = {
+			{ .fd = nl_socket_get_fd(sk), .events = POLLIN },
+			{ .fd = STDOUT_FILENO, .events = 0 },
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "icnctl: monitor: poll: %s\n", strerror(errno));
+			ms.rc = EXIT_FAIL;
+			break;
+		}
+		if (pfd[1].revents & (POLLERR | POLLHUP | POLLNVAL))
+			break;		/* nobody reads us any more: done */
+		if (!(pfd[0].revents & POLLIN))
+			continue;
 		ret = nl_recvmsgs(sk, cb);
 		if (ret < 0 && ret != -NLE_INTR && ret != -NLE_AGAIN) {
 			fprintf(stderr, "icnctl: monitor: %s\n", nl_geterror(ret));

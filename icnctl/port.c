@@ -148,15 +148,26 @@ static int optional_port(struct icn_ctx *ctx, const char *cmd, int64_t *port)
 	return EXIT_OK;
 }
 
-/* Show ports with or without their counters; shared with "stats show". */
+/* "present" or a prefix of it (a port is a number, so no clash). */
+static bool is_present_word(const char *w)
+{
+	return *w && !strncmp(w, "present", strlen(w));
+}
+
+/*
+ * Show ports with or without their counters; shared with "stats show".
+ * "[ PORT | present ]": one port, the ports with a card, or all 64.
+ */
 int port_show_common(struct icn_ctx *ctx, const char *cmd, bool only_stats)
 {
 	struct port_list *pl;
-	int64_t port;
+	bool present = false;
+	int64_t port = -1;
 	int rc;
 
-	rc = optional_port(ctx, cmd, &port);
-	if (rc)
+	if (ctx->argc == 1 && is_present_word(ctx->argv[0]))
+		present = true;
+	else if ((rc = optional_port(ctx, cmd, &port)))
 		return rc;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl) {
@@ -166,6 +177,8 @@ int port_show_common(struct icn_ctx *ctx, const char *cmd, bool only_stats)
 	rc = port_list_get(pl, port);
 	if (rc == EXIT_OK) {
 		for (int i = 0; i < pl->n; i++) {
+			if (present && !pl->ports[i].present)
+				continue;
 			out_obj_start();
 			if (only_stats) {
 				out_u32("port", "port", pl->ports[i].index);
@@ -328,7 +341,7 @@ static int port_help(struct icn_ctx *ctx)
 }
 
 const struct icnctl_cmd port_cmds[] = {
-	{ "show", port_show, "port show [ PORT ]" },
+	{ "show", port_show, "port show [ PORT | present ]" },
 	{ "list", port_show, NULL },
 	{ "set", port_set,
 	  "port set PORT [ state { up | down } ] [ speed SPEED ] [ partition ID ]" },

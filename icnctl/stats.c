@@ -177,7 +177,7 @@ static int stats_help(struct icn_ctx *ctx)
 }
 
 const struct icnctl_cmd stats_cmds[] = {
-	{ "show", stats_show, "stats show [ PORT ]" },
+	{ "show", stats_show, "stats show [ PORT | present ]" },
 	{ "errors", stats_errors, "stats errors [ PORT ]" },
 	{ "watch", stats_watch,
 	  "[ -i SECS ] stats watch [ PORT ] [ interval SECS ] [ count N ]" },

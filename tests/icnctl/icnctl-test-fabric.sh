@@ -112,6 +112,13 @@ t "topology check: malformed line exits 2" test "$(rc icnctl topology check $exp
 t "topology check: names line 2" grep -q 'line 2' $err
 t "topology check: missing file exits 1" test "$(rc icnctl topology check /nonexistent)" = 1
 
+# ---- port show present ----
+t "port show present: one line per card" test "$(icnctl port show present | wc -l)" = "$cards"
+t "port show pres (a prefix): the same" test "$(icnctl port show pres | wc -l)" = "$cards"
+t "port show present -j: every object has a card" test "$(icnctl -j port show present | grep -o '"present":true' | wc -l)" = "$cards"
+t "stats show present: one line per card" test "$(icnctl stats show present | wc -l)" = "$cards"
+t "port show presently exits 2" test "$(rc icnctl port show presently)" = 2
+
 # ---- monitor ----
 if [ "$cards" -ge 2 ]; then
 	mon=/tmp/icnctl-mon
@@ -148,6 +155,21 @@ if [ "$cards" -ge 2 ]; then
 	t "monitor text: one line only" test "$(wc -l <$mon)" = 1
 	icnctl port set 1 state up
 	t "port 1 up again" test "$(icnctl -j port show 1 | $J 0 oper)" = up
+	# A reader that goes away after the first event: monitor must end
+	# then, not only at its next write (which would need a second event).
+	(icnctl -j monitor config | head -n 1 >$mon; echo done >>$mon) &
+	pid=$!
+	sleep 3
+	icnctl port set 1 state down
+	n=0
+	while ! grep -q '^done' $mon 2>/dev/null && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	t "monitor | head -n 1: monitor ends once its reader is gone, after one event" grep -q '^done' $mon
+	kill $pid 2>/dev/null
+	pkill -f 'icnctl -j monitor config' 2>/dev/null
+	icnctl port set 1 state up
 else
 	skip "monitor" "needs two cards"
 fi
