@@ -57,7 +57,7 @@ CC ?= gcc
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all deps kernel module qemu userspace image guest shell run check \
+.PHONY: all deps kernel module qemu userspace image guest guest-args shell run check \
 	check-unit bench clean help install
 all: module qemu userspace
 
@@ -107,11 +107,11 @@ image: module userspace
 GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KROOT)/boot/vmlinuz-$(KREL) INITRD=$(INITRD) \
 	ICN_SWITCHD=$(CURDIR)/$(BUILD)/host/icn-switchd
 
-guest: qemu image
+guest: guest-args qemu image
 	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/guest.log -- '$(subst ','\'',$(CMD))'
 
-shell: qemu image
+shell: guest-args qemu image
 	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
 
 ifeq ($(VMS),1)
@@ -124,7 +124,11 @@ else
 RUN_CMD = m890-vm-fabric
 endif
 
-run: qemu image
+# The arguments are checked before anything is built or booted.
+guest-args:
+	@scripts/guest-run.sh -C -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) -- true
+
+run: guest-args qemu image
 	@echo "== booting $(if $(filter 1,$(VMS)),,$(VMS) VMs x )$(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
 	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"

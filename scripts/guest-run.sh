@@ -11,6 +11,7 @@
 #
 # usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
+#   -C  only check the arguments and the GUEST_* variables, boot nothing
 #   -H  make the last card's root port hot-pluggable (native PCIe hotplug),
 #       so `device_del card<N-1>` on the monitor removes it from the running
 #       guest; the guest then has one vCPU (see below)
@@ -26,7 +27,8 @@
 # command-line options), QEMU_OPTS (more QEMU options, split at blanks).
 set -uo pipefail
 cards=8 vms=1 hbm=128 timeout=600 log= interactive=0 noload= hotplug=0 hpargs= smp=${GUEST_CPUS:-2}
-while getopts "n:V:m:t:l:iNH" o; do
+check_only=0
+while getopts "n:V:m:t:l:iNHC" o; do
 	case $o in
 	n) cards=$OPTARG ;;
 	V) vms=$OPTARG ;;
@@ -36,12 +38,12 @@ while getopts "n:V:m:t:l:iNH" o; do
 	i) interactive=1 ;;
 	N) noload=" m890.noload" ;;
 	H) hotplug=1 hpargs=" pcie_ports=native" ;;
+	C) check_only=1 ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 cmd=${*:-}
-: "${QEMU:?QEMU not set}" "${KERNEL:?KERNEL not set}" "${INITRD:?INITRD not set}"
 case $cards in ''|*[!0-9]*) echo "guest-run: CARDS must be a number" >&2; exit 2 ;; esac
 if [ "$cards" -lt 1 ] || [ "$cards" -gt 64 ]; then
 	echo "guest-run: CARDS must be 1..64 (ICN Switch 1.0 has 64 ports)" >&2
@@ -52,9 +54,14 @@ if [ "$vms" -lt 1 ] || [ $((vms * cards)) -gt 64 ]; then
 	echo "guest-run: VMS x CARDS must be 1..64 (one switch of 64 ports)" >&2
 	exit 2
 fi
+case $hbm in ''|*[!0-9]*) echo "guest-run: HBM_MB must be a number of MiB, not '$hbm'" >&2; exit 2 ;; esac
+if [ "$hbm" -lt 1 ] || [ $((hbm & (hbm - 1))) != 0 ]; then
+	echo "guest-run: HBM_MB must be a power of two (MiB), not $hbm" >&2
+	exit 2
+fi
 if [ "$vms" -gt 1 ]; then
 	[ "$interactive" = 0 ] || { echo "guest-run: -i needs one VM" >&2; exit 2; }
-	: "${ICN_SWITCHD:?ICN_SWITCHD not set (the icn-switchd binary)}"
+	[ "$check_only" = 1 ] || : "${ICN_SWITCHD:?ICN_SWITCHD not set (the icn-switchd binary)}"
 fi
 
 work=$(mktemp -d)
@@ -97,6 +104,8 @@ case $mem in ''|*[!0-9]*) echo "guest-run: GUEST_MEM must be a number of MiB, no
 case $smp in ''|*[!0-9]*|0) echo "guest-run: GUEST_CPUS must be a positive number, not '$smp'" >&2; exit 2 ;; esac
 [ "$smp" -le 64 ] || { echo "guest-run: GUEST_CPUS must be at most 64" >&2; exit 2; }
 read -r -a qemu_opts <<<"${QEMU_OPTS:-}"
+[ "$check_only" = 0 ] || exit 0
+: "${QEMU:?QEMU not set}" "${KERNEL:?KERNEL not set}" "${INITRD:?INITRD not set}"
 
 # One vCPU with -H: QEMU 10.0's TCG flushes the other vCPUs' TLBs only
 # asynchronously after the memory map changes (tcg_commit), and an MMIO
