@@ -113,9 +113,10 @@ struct shape {
  * ranks with routing @idx, as libm890 enqueues them and as ep_perf
  * measures them: from the TIMESTAMP of the event before to that of the
  * event after, each event its own submission closed by the driver's
- * FENCE.  Every WAIT is counted with one check, and the packets are
- * assumed to fit one submission each (fewer than the driver's
- * max_submit_packets, 1023: true up to 64 ranks).
+ * FENCE.  Every WAIT is counted with one check; the exchange submits its
+ * ready signals, its transfers and its final waits as three submissions,
+ * each closed by the driver's FENCE (m890_stream_batch()), assumed to fit
+ * the driver's max_submit_packets (1023: true up to 64 ranks).
  */
 static double model_rank(const struct shape *sh, const int32_t *idx,
 			 int ranks, int s, int combine)
@@ -151,6 +152,7 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 	}
 	for (int k = 1; k < ranks; k++)				/* ready */
 		DATA(&c, 0, 0, 8, 0);
+	FENCE(&c);		/* the exchange submits phase by phase */
 	for (int k = 0; k < ranks; k++) {			/* rotated */
 		int d = (s + k) % ranks;
 
@@ -165,6 +167,7 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 			DATA(&c, md[d] * rb, 4.0 * md[d], md[d] * rb, combine);
 		DATA(&c, 0, 0, 8, 0);				/* done */
 	}
+	FENCE(&c);
 	for (int k = 1; k < ranks; k++) {			/* wait all */
 		WAIT(&c);
 		DATA(&c, 0, 8, 0, 0);
@@ -742,12 +745,16 @@ int main(int argc, char **argv)
 		wp[i] = w + (uint64_t)i * sh.t * sh.k;
 		nt[i] = sh.t;
 	}
-	if (mode < 0) {
+	{
 		struct m890_device_info di = M890_DEVICE_INFO_INIT;
 		const uint64_t need = M890_CAP_ENGINES | M890_CAP_ATOMICS | M890_CAP_ROWS;
 
 		CHECK(m890_device_get_info(dev[0], &di));
-		mode = (di.capabilities & need) == need;
+		/* spec 1.0 cards run timing model 1.1 */
+		if ((di.spec_version & 0xffff) == 0)
+			m12_model_1_1();
+		if (mode < 0)
+			mode = (di.capabilities & need) == need;
 	}
 	if (mode == 1)
 		return dev_report(&sh, n, iters, warm, proj, agree, idx, w, xh, dev,

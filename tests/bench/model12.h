@@ -9,6 +9,10 @@
  * packets.  Times in ns (doubles: the benchmarks' formulas, not the
  * card's exact integer clock).  An independent implementation of the
  * rules, so that the measured modelled times check both.
+ *
+ * Model 1.1 (spec 1.0 cards) is the special case m12_model_1_1: one data
+ * mover, a fetch that starts only once the packet before has started,
+ * and drains that hold the command processor until they end.
  */
 #ifndef M890_BENCH_MODEL12_H
 #define M890_BENCH_MODEL12_H
@@ -25,6 +29,17 @@
 
 enum { M12_HBM, M12_HOST, M12_LINK, M12_CLASSES };
 
+/* Which model the formulas follow: 1.2 unless m12_model_1_1() was called. */
+static int m12_engines = M12_ENGINES, m12_prefetch = M12_PREFETCH;
+static int m12_drain_holds_cp;
+
+static inline void m12_model_1_1(void)
+{
+	m12_engines = 1;
+	m12_prefetch = 1;
+	m12_drain_holds_cp = 1;
+}
+
 struct m12 {
 	double cp, dm[M12_ENGINES], free[M12_CLASSES], done, drained;
 	double start[M12_MAX_PKTS];
@@ -40,8 +55,9 @@ static inline double m12_fetch(struct m12 *m)
 {
 	double f = m->cp;
 
-	if (m->n >= M12_PREFETCH && m->start[m->n - M12_PREFETCH] > f)
-		f = m->start[m->n - M12_PREFETCH];
+	if (m->n >= m12_prefetch && m->n - m12_prefetch < M12_MAX_PKTS &&
+	    m->start[m->n - m12_prefetch] > f)
+		f = m->start[m->n - m12_prefetch];
 	m->cp = f + M12_FETCH_NS;
 	return m->cp;
 }
@@ -64,7 +80,7 @@ static inline double m12_data(struct m12 *m, int relaxed, double hbm,
 	double fe = m12_fetch(m), start, end;
 	int k = 0;
 
-	for (int i = 1; i < M12_ENGINES; i++)
+	for (int i = 1; i < m12_engines; i++)
 		if (m->dm[i] < m->dm[k])
 			k = i;
 	start = fe;
@@ -99,6 +115,8 @@ static inline double m12_drain(struct m12 *m, int c, double bytes)
 
 	start = fe > m->done ? fe : m->done;
 	m->done = m->drained = start + bytes / m12_rate[c];
+	if (m12_drain_holds_cp)
+		m->cp = m->done;
 	m12_started(m, start);
 	return start;
 }
