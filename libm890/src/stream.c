@@ -184,6 +184,10 @@ static m890_status_t queue_state_check(struct m890_stream *s, uint64_t seqno)
 		return M890_SUCCESS;
 	if (!qs.error || qs.completed_seqno >= seqno)
 		return M890_SUCCESS;
+	/* -ENOSPC: MOE_ROUTE found more rows for an expert than its capacity
+	 * (M890_QERR_CAPACITY, a status of the data, not a fault) */
+	if (qs.error == -ENOSPC)
+		return M890_ERROR_CAPACITY;
 	st = m890_errno_status(-qs.error);
 	if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
 	    st != M890_ERROR_TIMEOUT && st != M890_ERROR_NO_DEVICE)
@@ -212,6 +216,10 @@ static m890_status_t queue_stop_status(struct m890_stream *s)
 	q.data = (uint64_t)(uintptr_t)&qs;
 	if (drmIoctl(s->dev->fd, DRM_IOCTL_M890_QUERY, &q) || !qs.error)
 		return M890_ERROR_DEVICE_ERROR;
+	/* -ENOSPC: MOE_ROUTE found more rows for an expert than its capacity
+	 * (M890_QERR_CAPACITY, a status of the data, not a fault) */
+	if (qs.error == -ENOSPC)
+		return M890_ERROR_CAPACITY;
 	st = m890_errno_status(-qs.error);
 	if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
 	    st != M890_ERROR_TIMEOUT && st != M890_ERROR_NO_DEVICE)
@@ -258,6 +266,9 @@ m890_status_t m890_stream_wait_point(struct m890_stream *s, uint64_t seqno,
 		    st == M890_ERROR_CANCELED || st == M890_ERROR_TIMEOUT ||
 		    st == M890_ERROR_NO_DEVICE)
 			return set_async_error(s, st, m890_last_detail());
+		if (st == M890_ERROR_CAPACITY)
+			return set_async_error(s, st,
+					       "an expert received more rows than its capacity (MOE_ROUTE on the card; the counts are right, the expert lists cut)");
 		return st;	/* could not read the status: not sticky */
 	}
 	if (seqno > s->done_seqno)
