@@ -112,10 +112,13 @@ m890_status_t m890_fence_status(int fd, uint32_t binary, int64_t *signal_ns)
 		/* An MMU fault signals -EFAULT; anything else is an
 		 * execution error, never an argument error of this call. */
 		st = m890_errno_status(err);
-		if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
-		    st != M890_ERROR_TIMEOUT)
+		if (err == ENOSPC)	/* M890_QERR_CAPACITY (MOE_ROUTE) */
+			st = M890_ERROR_CAPACITY;
+		else if (st != M890_ERROR_DEVICE_FAULT && st != M890_ERROR_CANCELED &&
+			 st != M890_ERROR_TIMEOUT)
 			st = M890_ERROR_DEVICE_ERROR;
 		st = m890_fail(st, "work failed on the device: %s",
+			       err == ENOSPC ? "an expert received more rows than its capacity" :
 			       strerror(err));
 	} else if (info.status == 0) {
 		st = m890_fail(M890_NOT_READY, "fence has not signalled");
