@@ -118,6 +118,9 @@ struct m890_comm {
 	const char *what;	/* collective of the current epoch */
 	uint64_t meta_round;	/* metadata exchange rounds done */
 	int fast;		/* -1 not known yet, else comm_exchange_fast() */
+	/* The last collective, when it was not the exchange (ep_dev.c). */
+	m890_comm_describe_fn describe;
+	void *describe_ctx;
 	m890_status_t error;
 	char msg[400];
 	struct comm_rank *r;
@@ -1215,6 +1218,7 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 
 	e = ++c->epoch;
 	c->what = what;
+	c->describe = NULL;
 	if (comm_fast(c)) {
 		st = comm_exchange_fast(c, streams, fn, ctx, e);
 		goto done;
@@ -1401,6 +1405,15 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 		st = comm_stream_wait(si, deadline);
 		if (st == M890_SUCCESS)
 			continue;
+		if (c->describe) {
+			c->describe(c->describe_ctx, i, peers, sizeof(peers));
+			snprintf(msg, sizeof(msg), "rank %d (%s): %s in %s; %s",
+				 i, c->r[i].dev->node,
+				 st == M890_ERROR_TIMEOUT ? "timed out" :
+				 m890_status_string(st),
+				 c->what ? c->what : "collective", peers);
+			return m890_comm_set_error(c, st, msg);
+		}
 		missing_peers(c, i, peers, sizeof(peers));
 		snprintf(msg, sizeof(msg),
 			 "rank %d (%s): %s in %s #%llu; %s",
@@ -1414,6 +1427,22 @@ M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 }
 
 /* ---- the collective metadata exchange ---- */
+
+void m890_comm_set_describe(struct m890_comm *c, const char *what,
+			     m890_comm_describe_fn fn, void *ctx)
+{
+	c->what = what;
+	c->describe = fn;
+	c->describe_ctx = ctx;
+}
+
+void m890_comm_clear_describe(struct m890_comm *c, void *ctx)
+{
+	if (c->describe_ctx == ctx) {
+		c->describe = NULL;
+		c->describe_ctx = NULL;
+	}
+}
 
 bool m890_comm_is_per_rank(struct m890_comm *c)
 {

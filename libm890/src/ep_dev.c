@@ -136,6 +136,7 @@ void m890_ep_dev_free(struct m890_ep *ep)
 
 	if (!d)
 		return;
+	m890_comm_clear_describe(ep->comm, ep);
 	for (uint32_t i = 0; d->r && i < ep->info.num_ranks; i++) {
 		if (d->r[i].shared)
 			m890_buffer_free(d->r[i].shared);
@@ -416,6 +417,55 @@ static void pkt_wait(union m890_packet *p, uint64_t addr, uint64_t value)
 	p->wait.value = value;
 }
 
+/* ---- what a failed call waits for ---- */
+
+/*
+ * Who local rank @i's dispatch is still waiting for: the sources whose
+ * count word of this half does not carry this dispatch's tag (read
+ * through a CPU mapping of the EP area, which works after a fault too).
+ */
+static void epd_describe_dispatch(void *ctx, int i, char *buf, size_t len)
+{
+	struct m890_ep *ep = ctx;
+	struct ep_dev *d = ep->dev;
+	uint64_t e = d->epoch;
+	const volatile uint64_t *cnt;
+	size_t off = 0;
+	int missing = 0;
+	void *p;
+
+	if (m890_buffer_map(d->r[i].shared, &p) != M890_SUCCESS) {
+		snprintf(buf, len, "the peers' rows (cannot read which arrived)");
+		return;
+	}
+	cnt = (const volatile uint64_t *)((uint8_t *)p + d->map.count[e & 1]);
+	for (uint32_t s = 0; s < ep->info.num_ranks && off < len; s++) {
+		if ((uint32_t)(cnt[s] >> 32) == (uint32_t)e)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s rank %u",
+					missing++ ? "," : "waiting for the rows of", s);
+	}
+	if (!missing)
+		snprintf(buf, len, "every rank's rows arrived");
+}
+
+static void epd_describe_combine(void *ctx, int i, char *buf, size_t len)
+{
+	struct m890_ep *ep = ctx;
+	const volatile uint64_t *ready;
+	void *p;
+
+	if (m890_buffer_map(ep->dev->r[i].shared, &p) != M890_SUCCESS) {
+		snprintf(buf, len, "the peers' partial rows");
+		return;
+	}
+	ready = (const volatile uint64_t *)((uint8_t *)p + ep->dev->map.ready);
+	snprintf(buf, len, "waiting for the peers' partial rows (%llu of %u ranks ready)",
+		 (unsigned long long)(*ready - (uint64_t)ep->info.num_ranks *
+				      (ep->dev->epoch - 1)),
+		 ep->info.num_ranks);
+}
+
 /* ---- calls ---- */
 
 static uint8_t epd_mx(uint32_t type)
@@ -564,6 +614,8 @@ M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
 	lo->combined = false;
 	lo->dispatched = true;
 	d->need_combine = true;
+	m890_comm_set_describe(ep->comm, "EP dispatch (routing on the card)",
+			       epd_describe_dispatch, ep);
 	return M890_SUCCESS;
 }
 
@@ -660,6 +712,8 @@ M890_EXPORT m890_status_t m890_ep_combine_device(m890_ep_t ep,
 		return m890_comm_set_error(ep->comm, st, m890_last_detail());
 	lo->combined = true;
 	d->need_combine = false;
+	m890_comm_set_describe(ep->comm, "EP combine (routing on the card)",
+			       epd_describe_combine, ep);
 	return M890_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "m890.h"
@@ -159,6 +160,17 @@ m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
 
 /* Most ranks of a communicator (one switch of 64 ports). */
 #define M890_COMM_MAX_RANKS 64
+
+/*
+ * A collective that does not run m890_comm_exchange() (ep_dev.c) names
+ * itself and, for m890_comm_synchronize()'s message after a failure of
+ * local rank i, who rank i is still waiting for (@fn writes it to buf).
+ */
+typedef void (*m890_comm_describe_fn)(void *ctx, int i, char *buf, size_t len);
+void m890_comm_set_describe(struct m890_comm *c, const char *what,
+			    m890_comm_describe_fn fn, void *ctx);
+/* Forget the describer of @ctx (an object going away). */
+void m890_comm_clear_describe(struct m890_comm *c, void *ctx);
 
 /* Per-rank communicator (m890_comm_create_rank/_fabric). */
 bool m890_comm_is_per_rank(struct m890_comm *c);
