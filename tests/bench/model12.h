@@ -42,6 +42,7 @@ static inline void m12_model_1_1(void)
 
 struct m12 {
 	double cp, dm[M12_ENGINES], free[M12_CLASSES], done, drained;
+	double drain_start;	/* no packet is fetched before it */
 	double start[M12_MAX_PKTS];
 	int n;
 };
@@ -53,7 +54,7 @@ static const double m12_rate[M12_CLASSES] = {
 /* Fetch the next packet: returns the time its fetch ended. */
 static inline double m12_fetch(struct m12 *m)
 {
-	double f = m->cp;
+	double f = m->cp > m->drain_start ? m->cp : m->drain_start;
 
 	if (m->n >= m12_prefetch && m->n - m12_prefetch < M12_MAX_PKTS &&
 	    m->start[m->n - m12_prefetch] > f)
@@ -114,6 +115,7 @@ static inline double m12_drain(struct m12 *m, int c, double bytes)
 	double fe = m12_fetch(m), start;
 
 	start = fe > m->done ? fe : m->done;
+	m->drain_start = start;
 	m->done = m->drained = start + bytes / m12_rate[c];
 	if (m12_drain_holds_cp)
 		m->cp = m->done;
