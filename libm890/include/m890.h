@@ -491,6 +491,30 @@ m890_status_t m890_event_elapsed_time(m890_event_t start, m890_event_t end,
 m890_status_t m890_event_get_timestamp(m890_event_t event, int64_t *wall_ns,
 				       uint64_t *device_ns);
 
+/**
+ * m890_stream_wait_event() - make @stream wait on the card until the work
+ * recorded in @event (its last m890_event_record() before this call) has
+ * executed; work enqueued on @stream after this call starts only then.
+ * The host does not wait: a WAIT packet on the event's semaphore is
+ * enqueued (each record of an event sets its semaphore, after the
+ * record's TIMESTAMP, to the number of records so far; the wait is for
+ * at least the current number).  This is how communication on one
+ * stream overlaps compute on another: record an event after the
+ * producer's work, wait on it from the consumer's stream.
+ * @stream: a stream of the event's device (M890_ERROR_DEVICE_MISMATCH
+ *          otherwise: the semaphore lives in the event's host memory,
+ *          which only its card maps).
+ * @event: recorded at least once (M890_ERROR_INVALID_ARGUMENT otherwise).
+ * Re-recording @event later does not affect an enqueued wait, as long
+ * as the records of one event complete in the order they were made
+ * (record it on one stream, or order its streams).  If the recorded
+ * work fails, the wait is never satisfied and ends with the waiting
+ * stream's job timeout (an async error of @stream), unless the failure
+ * stopped the device context, which cancels @stream's work at once.
+ * Errors: the handles', and the sticky error of @stream.
+ */
+m890_status_t m890_stream_wait_event(m890_stream_t stream, m890_event_t event);
+
 /* ------------------------------------------------------------------ */
 /* Data types, MX formats and compute packets                          */
 /* ------------------------------------------------------------------ */
@@ -1076,6 +1100,185 @@ m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
 m890_status_t m890_comm_synchronize(m890_comm_t comm,
 				    const m890_stream_t *streams);
 
+
+/* ------------------------------------------------------------------ */
+/* Device collectives: allreduce, allgather, reduce-scatter, broadcast */
+/* ------------------------------------------------------------------ */
+
+/**
+ * DOC: Device collectives
+ *
+ * m890_allreduce(), m890_reduce_scatter(), m890_allgather(),
+ * m890_broadcast() and m890_barrier() run on the cards, on every kind of
+ * communicator, with the array conventions of "Collectives on per-rank
+ * communicators": one entry per rank of this process, in local order,
+ * and on a per-rank communicator every rank of every process makes the
+ * same call (same counts, type, operation, root and algorithm), which
+ * first agrees on the arguments through the cards: a mismatch or a
+ * rank's local refusal fails at every rank with the same status and a
+ * message naming the ranks, and nothing is enqueued anywhere; a rank
+ * that never makes the call makes the others time out naming it.
+ * Buffers are used from byte 0.  A buffer that the peers write (the
+ * receive buffer of allreduce, allgather and broadcast) is HBM and, on
+ * a per-rank communicator, registered with m890_comm_register(); send
+ * buffers may be host memory.  Counts of 0 are legal (nothing moves,
+ * the events are still recorded).  The calls return once the work is
+ * enqueued; m890_comm_synchronize() or the streams wait for it.
+ *
+ * Reductions (allreduce, reduce-scatter) gather the operands in a
+ * scratch area of M890_COMM_SCRATCH_BYTES of HBM per rank that the
+ * communicator's first reduction allocates (and, on a per-rank
+ * communicator, registers: it takes the next registration number of
+ * each rank, so every rank must have registered the same number of
+ * buffers before it) and keeps until m890_comm_destroy().  One REDUCE
+ * packet per rank and piece sums the n operands of each element in
+ * binary32 in rank order, ((+0 + x_0) + x_1) + ... + x_{n-1}, each step
+ * rounded to nearest even, then rounds once to the output type (bf16:
+ * nearest even, every NaN the quiet NaN 0x7fc0): m890_reduce_host()
+ * with n rows, indices 0 .. n-1 and weights 1.0 gives the same bits.
+ * The result does not depend on the algorithm or on piece sizes.
+ *
+ * Completion events: struct m890_coll_opts may name one event per local
+ * rank, recorded on its stream after the call's work (as
+ * m890_event_record() right after the call would be: streams run in
+ * order).  Pass the event to m890_stream_wait_event() on another stream
+ * to start dependent work on the card.  The other calls on a
+ * communicator (all-to-all(v), grouped send/recv, EP) record their
+ * completion the same way: m890_event_record() on the call's stream
+ * right after the call.
+ */
+
+/** enum m890_red_op - reduction operations.  Values are never reused. */
+enum m890_red_op {
+	M890_OP_SUM = 0,
+};
+
+/**
+ * enum m890_coll_algo - how m890_allreduce() moves data (see
+ * Documentation/architecture.rst, "Device collectives").
+ * @M890_ALGO_AUTO: one-shot up to M890_ALLREDUCE_ONE_SHOT_MAX_BYTES per
+ *                  rank (and never more than the scratch's n-th part)
+ *                  and always on one or two ranks, else two-shot.
+ * @M890_ALGO_ONE_SHOT: each rank writes its whole operand into every
+ *                  peer's scratch, then each rank reduces all n copies;
+ *                  one exchange, n - 1 operands on each rank's link.
+ * @M890_ALGO_TWO_SHOT: reduce-scatter (rank j reduces block j of n)
+ *                  then allgather of the reduced blocks; two exchanges,
+ *                  2 (n - 1) / n operands on each rank's link.
+ */
+enum m890_coll_algo {
+	M890_ALGO_AUTO = 0,
+	M890_ALGO_ONE_SHOT = 1,
+	M890_ALGO_TWO_SHOT = 2,
+};
+
+/** Scratch HBM per rank of a communicator that ran a reduction. */
+#define M890_COMM_SCRATCH_BYTES		(4ull << 20)
+/** M890_ALGO_AUTO's largest one-shot allreduce, bytes per rank. */
+#define M890_ALLREDUCE_ONE_SHOT_MAX_BYTES	(256ull << 10)
+
+/**
+ * struct m890_coll_opts - options of one device collective.  Start from
+ * M890_COLL_OPTS_INIT, then change fields; NULL means the defaults.
+ * @size, @magic, @version: set by the initializer; checked.
+ * @flags: none defined, 0.
+ * @algorithm: enum m890_coll_algo (m890_allreduce() only; the same at
+ *             every rank).
+ * @reserved: 0.
+ * @events: NULL, or one event (or NULL) per local rank, of its card:
+ *          recorded on its stream after the call's work.
+ */
+struct m890_coll_opts {
+	uint32_t size;
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t algorithm;
+	uint32_t reserved;
+	const m890_event_t *events;
+};
+#define M890_COLL_OPTS_MAGIC	0x4d384f50u	/* "M8OP" */
+#define M890_COLL_OPTS_VERSION	1
+#define M890_COLL_OPTS_INIT \
+	{ .size = sizeof(struct m890_coll_opts), \
+	  .magic = M890_COLL_OPTS_MAGIC, .version = M890_COLL_OPTS_VERSION, \
+	  .flags = 0, .algorithm = M890_ALGO_AUTO, .reserved = 0, \
+	  .events = NULL }
+
+/**
+ * m890_allreduce() - enqueue an allreduce: every rank's @recvbufs entry
+ * receives, for each element e < @count, the sum over ranks in rank order
+ * of element e of their @sendbufs entries (see "Device collectives").
+ * @sendbufs: @count elements of @type each (HBM or host).
+ * @recvbufs: @count elements each, HBM, registered on a per-rank
+ *            communicator; equal to the send buffer for in place.
+ * @count: elements, 0 .. 2^40.  @type: M890_TYPE_FP32 or M890_TYPE_BF16.
+ * @op: M890_OP_SUM.  @streams: one per local rank.  @opts: NULL or see
+ * struct m890_coll_opts.
+ * Errors (nothing enqueued, at every rank alike): INVALID_ARGUMENT (NULL
+ * arrays, type, op, options, buffers too small, an unregistered or host
+ * receive buffer, different arguments at another rank, naming it),
+ * DEVICE_MISMATCH, the sticky errors, TIMEOUT naming the ranks that did
+ * not make the call, and the scratch's allocation errors (sticky).
+ */
+m890_status_t m890_allreduce(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			     const m890_buffer_t *recvbufs, uint64_t count,
+			     enum m890_data_type type, enum m890_red_op op,
+			     const m890_stream_t *streams,
+			     const struct m890_coll_opts *opts);
+
+/**
+ * m890_reduce_scatter() - enqueue a reduce-scatter: rank i receives in
+ * its @recvbufs entry the @recvcount elements i * @recvcount .. of the
+ * rank-order sum of every rank's @sendbufs entry (n * @recvcount
+ * elements).  In place (send buffer == receive buffer): the result is
+ * written at element i * @recvcount of that buffer, the rest of it is
+ * left as it was.  The receive buffer is written by the rank's own card
+ * only (HBM or host, never registered for this).  Arguments and errors
+ * as m890_allreduce().
+ */
+m890_status_t m890_reduce_scatter(m890_comm_t comm, const m890_buffer_t *sendbufs,
+				  const m890_buffer_t *recvbufs, uint64_t recvcount,
+				  enum m890_data_type type, enum m890_red_op op,
+				  const m890_stream_t *streams,
+				  const struct m890_coll_opts *opts);
+
+/**
+ * m890_allgather() - enqueue an allgather: bytes [0, @bytes_per_rank) of
+ * rank i's send buffer land at byte i * @bytes_per_rank of every rank's
+ * receive buffer (n * @bytes_per_rank bytes, HBM, registered on a
+ * per-rank communicator).  In place (send buffer == receive buffer): rank
+ * i's part is already at i * @bytes_per_rank.  Errors as
+ * m890_allreduce().
+ */
+m890_status_t m890_allgather(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			     const m890_buffer_t *recvbufs,
+			     uint64_t bytes_per_rank,
+			     const m890_stream_t *streams,
+			     const struct m890_coll_opts *opts);
+
+/**
+ * m890_broadcast() - enqueue a broadcast of @bytes from the send buffer of
+ * rank @root to every rank's receive buffer (HBM, registered on a
+ * per-rank communicator).  The root's card writes every receive buffer
+ * directly through the fabric.  @sendbufs entries of other ranks are not
+ * used (may be NULL); at the root, send buffer == receive buffer is in
+ * place.  Errors as m890_allreduce(), and INVALID_ARGUMENT for a @root
+ * that is not a rank.
+ */
+m890_status_t m890_broadcast(m890_comm_t comm, const m890_buffer_t *sendbufs,
+			     const m890_buffer_t *recvbufs, uint64_t bytes,
+			     int root, const m890_stream_t *streams,
+			     const struct m890_coll_opts *opts);
+
+/**
+ * m890_barrier() - enqueue a barrier on the cards: work enqueued on a
+ * rank's stream after the call starts only once every rank's stream has
+ * reached the barrier (earlier work done).  The host does not wait.
+ * Errors as m890_allreduce().
+ */
+m890_status_t m890_barrier(m890_comm_t comm, const m890_stream_t *streams,
+			   const struct m890_coll_opts *opts);
 
 /* ------------------------------------------------------------------ */
 /* Expert parallelism: MoE dispatch and combine                        */

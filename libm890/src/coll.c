@@ -61,7 +61,7 @@ static m890_status_t list_xfer(void *ctx, int i, int j, struct m890_stream *s)
  * Record the failure of a local check (the last error, without its
  * "@what: " prefix, which the peers' message repeats) in @status/@msg.
  */
-static void refuse(m890_status_t st, const char *what, int32_t *status, char *msg)
+void m890_coll_refuse(m890_status_t st, const char *what, int32_t *status, char *msg)
 {
 	const char *d = m890_last_detail();
 	size_t w = strlen(what);
@@ -74,7 +74,7 @@ static void refuse(m890_status_t st, const char *what, int32_t *status, char *ms
 	snprintf(msg, M890_COLL_MSG, "%s", d);
 }
 
-static m890_status_t check_stream(struct m890_comm *c, int i,
+m890_status_t m890_coll_check_stream(struct m890_comm *c, int i,
 				  struct m890_stream *s, const char *what)
 {
 	struct m890_device *dev = m890_comm_rank_device(c, i);
@@ -92,7 +92,7 @@ static m890_status_t check_stream(struct m890_comm *c, int i,
 	return M890_SUCCESS;
 }
 
-static m890_status_t check_buf(struct m890_comm *c, int i, struct m890_buffer *b,
+m890_status_t m890_coll_check_buf(struct m890_comm *c, int i, struct m890_buffer *b,
 			       const char *what, const char *name)
 {
 	struct m890_device *dev = m890_comm_rank_device(c, i);
@@ -123,7 +123,7 @@ static m890_status_t run_list(struct m890_comm *c, const m890_stream_t *streams,
  * buffer of this process, or NULL) or, on a per-rank communicator, the
  * registration @index.
  */
-static m890_status_t recv_va(struct m890_comm *c, int i, int j,
+m890_status_t m890_coll_recv_va(struct m890_comm *c, int i, int j,
 			     struct m890_buffer *rb_j, unsigned int index,
 			     uint64_t *va)
 {
@@ -153,7 +153,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 	unsigned int index = 0;
 
 	if (!sb || !sc || !sd || !rb || !rc || !rd || !streams) {
-		refuse(m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL array", what),
+		m890_coll_refuse(m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL array", what),
 		       what, &r->status, r->msg);
 		return;
 	}
@@ -161,11 +161,11 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 	memcpy(r->rows + n, sd + (size_t)l * n, sizeof(uint64_t) * n);
 	memcpy(r->rows + 2 * n, rc + (size_t)l * n, sizeof(uint64_t) * n);
 	memcpy(r->rows + 3 * n, rd + (size_t)l * n, sizeof(uint64_t) * n);
-	st = check_stream(c, i, streams[l], what);
+	st = m890_coll_check_stream(c, i, streams[l], what);
 	if (!st)
-		st = check_buf(c, i, sb[l], what, "send buffer");
+		st = m890_coll_check_buf(c, i, sb[l], what, "send buffer");
 	if (!st)
-		st = check_buf(c, i, rb[l], what, "receive buffer");
+		st = m890_coll_check_buf(c, i, rb[l], what, "receive buffer");
 	if (!st && sb[l] == rb[l])
 		st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
 			       "%s: rank %d sends from its receive buffer; in-place all-to-all is not supported",
@@ -177,7 +177,7 @@ static void a2a_local(struct m890_comm *c, int l, const char *what,
 	if (!st && m890_comm_is_per_rank(c))
 		st = m890_comm_reg_find(c, i, rb[l], &index);
 	if (st) {
-		refuse(st, what, &r->status, r->msg);
+		m890_coll_refuse(st, what, &r->status, r->msg);
 		return;
 	}
 	r->recv_index = index;
@@ -250,7 +250,7 @@ static m890_status_t a2a_run(struct m890_comm *c, const char *what,
 			x->bytes = ri->rows[j];
 			if (!x->bytes)
 				continue;
-			st = recv_va(c, i, j, lj >= 0 ? rb[lj] : NULL, rj->recv_index, &va);
+			st = m890_coll_recv_va(c, i, j, lj >= 0 ? rb[lj] : NULL, rj->recv_index, &va);
 			x->dst = va + rj->rows[3 * n + i];
 			x->src = sb[l]->va + ri->rows[n + j];
 		}
@@ -427,7 +427,7 @@ static m890_status_t group_check_op(struct m890_comm *c,
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "group_sendrecv: operation %zu is rank %d's, which is not in this process",
 				 k, op->rank);
-	st = check_buf(c, op->rank, op->buffer, "group_sendrecv",
+	st = m890_coll_check_buf(c, op->rank, op->buffer, "group_sendrecv",
 		       op->kind == M890_P2P_RECV ? "receive buffer" : "send buffer");
 	if (st)
 		return st;
@@ -510,7 +510,7 @@ static m890_status_t group_xfers(struct m890_comm *c, const struct m890_p2p *ops
 					continue;
 				if (m890_comm_local_index(c, j) >= 0)
 					rcv = local_op(ops, count, j, M890_P2P_RECV, i, k);
-				st = recv_va(c, i, j, rcv ? rcv->buffer : NULL,
+				st = m890_coll_recv_va(c, i, j, rcv ? rcv->buffer : NULL,
 					     rr->recv_index, &va);
 				if (st)
 					return st;
@@ -547,7 +547,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		bad = m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				"group_sendrecv: NULL operations or streams");
 	for (int l = 0; l < m && !bad; l++)
-		bad = check_stream(c, m890_comm_local_rank(c, l), streams[l], what);
+		bad = m890_coll_check_stream(c, m890_comm_local_rank(c, l), streams[l], what);
 	if (!bad)
 		own = calloc(count ? count : 1, sizeof(*own));
 	if (!bad && !own)
@@ -560,7 +560,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		int i = m890_comm_local_rank(c, l);
 
 		if (bad) {
-			refuse(bad, what, &mine_h[l].status, mine_h[l].msg);
+			m890_coll_refuse(bad, what, &mine_h[l].status, mine_h[l].msg);
 			continue;
 		}
 		for (size_t k = 0; k < count; k++)

@@ -124,6 +124,7 @@ struct m890_comm {
 	m890_status_t error;
 	char msg[400];
 	struct comm_rank *r;
+	struct m890_dcoll *dcoll;	/* dcoll.c's scratch, or NULL */
 };
 
 /* Rank @i runs in this process. */
@@ -223,6 +224,8 @@ static void comm_free(struct m890_comm *c)
 		free(g->peer_bytes);
 		free(g);
 	}
+	/* The scratch of dcoll.c, withdrawn from the switch above. */
+	m890_dcoll_free(c->dcoll);
 	m890_boot_close(c->boot);
 	for (int i = 0; c->r && i < c->n; i++) {
 		struct comm_rank *r = &c->r[i];
@@ -1047,6 +1050,16 @@ m890_status_t m890_comm_peer_va(struct m890_comm *c, int i, int j,
 		return M890_SUCCESS;
 	}
 	return comm_window(&c->r[i], j, buf, va);
+}
+
+struct m890_dcoll **m890_comm_dcoll(struct m890_comm *c)
+{
+	return &c->dcoll;
+}
+
+unsigned int m890_comm_nreg(struct m890_comm *c, int i)
+{
+	return c->r[i].nreg;
 }
 
 int m890_comm_ranks(struct m890_comm *c)

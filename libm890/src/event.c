@@ -12,6 +12,13 @@
  * the packet wrote.  Differences of either give elapsed times: wall time
  * is what the host observed, device time what the modelled hardware would
  * take.
+ *
+ * The same host BO holds, at EVENT_SEM, a 64-bit semaphore for waits on
+ * the card (m890_stream_wait_event()): the k-th record enqueues, after
+ * its TIMESTAMP, a SIGNAL SET of the semaphore to k, and a wait enqueued
+ * after that record is a WAIT for >= k on the waiting stream.  No host
+ * round trip: the waiting stream's packets are submitted at once and the
+ * card holds them until the recorded point has executed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -23,6 +30,7 @@
 #include "internal.h"
 
 #define TS_BO_BYTES 4096
+#define EVENT_SEM 8		/* byte offset of the semaphore in the BO */
 
 M890_EXPORT m890_status_t m890_event_create(m890_device_t dev,
 					    m890_event_t *event)
@@ -47,7 +55,8 @@ M890_EXPORT m890_status_t m890_event_create(m890_device_t dev,
 	if (st)
 		goto err_bo;
 	ev->ts_ptr = p;
-	*ev->ts_ptr = 0;
+	ev->ts_ptr[0] = 0;
+	ev->ts_ptr[EVENT_SEM / 8] = 0;
 	if (drmSyncobjCreate(dev->fd, 0, &ev->syncobj)) {
 		st = m890_fail_errno(errno, "%s: event syncobj", dev->node);
 		goto err_bo;
@@ -112,6 +121,10 @@ M890_EXPORT m890_status_t m890_event_record(m890_event_t ev, m890_stream_t s)
 	st = m890_stream_enqueue(s, &p, 1);
 	if (st)
 		return st;
+	st = m890_signal(s, ev->ts->va + EVENT_SEM, ev->gen + 1, M890_SEM_SET);
+	if (st)
+		return st;
+	ev->gen++;
 	st = m890_stream_flush(s);
 	if (st)
 		return st;
@@ -224,4 +237,26 @@ M890_EXPORT m890_status_t m890_event_get_timestamp(m890_event_t ev,
 	if (device_ns)
 		*device_ns = ev->device_ns;
 	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_stream_wait_event(m890_stream_t s,
+						 m890_event_t ev)
+{
+	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
+
+	if (st)
+		return st;
+	st = m890_check(s, M890_OBJ_STREAM, "stream");
+	if (st)
+		return st;
+	if (s->async_error)
+		return m890_fail(s->async_error, "%s", s->async_msg);
+	if (s->dev != ev->dev)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "stream_wait_event: the event is of %s, the stream of %s",
+				 ev->dev->node, s->dev->node);
+	if (!ev->recorded)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "stream_wait_event: the event was never recorded");
+	return m890_wait(s, ev->ts->va + EVENT_SEM, ev->gen, M890_SEM_GE);
 }

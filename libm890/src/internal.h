@@ -97,6 +97,7 @@ struct m890_event {
 	struct m890_buffer *ts;		/* host BO receiving the timestamp */
 	volatile uint64_t *ts_ptr;
 	uint32_t syncobj;	/* binary syncobj: fence of the recorded point */
+	uint64_t gen;		/* records so far; the semaphore's last value */
 	bool recorded;
 	bool complete;
 	m890_status_t status;
@@ -298,6 +299,32 @@ const struct m890_p2p_rec *m890_group_match(int n,
 					    const struct m890_p2p_rec *ops,
 					    uint64_t max_ops, int i, int j,
 					    uint64_t k);
+
+/* coll.c: the local checks every collective of a communicator shares. */
+/* Record a local refusal @st (the last error, "@what: " cut) once. */
+void m890_coll_refuse(m890_status_t st, const char *what, int32_t *status,
+		      char *msg);
+/* Rank @i's stream: live, of its card, without a sticky error. */
+m890_status_t m890_coll_check_stream(struct m890_comm *c, int i,
+				     struct m890_stream *s, const char *what);
+/* Rank @i's buffer @b (named @name in messages): live, of its card. */
+m890_status_t m890_coll_check_buf(struct m890_comm *c, int i,
+				  struct m890_buffer *b, const char *what,
+				  const char *name);
+/* VA on local rank @i's card of rank @j's receive buffer: @rb_j (this
+ * process's) or, on a per-rank communicator, registration @index. */
+m890_status_t m890_coll_recv_va(struct m890_comm *c, int i, int j,
+				struct m890_buffer *rb_j, unsigned int index,
+				uint64_t *va);
+
+/* dcoll.c: the device collectives' per-communicator state. */
+struct m890_dcoll;
+/* Free @d (the communicator is going away; its work has completed). */
+void m890_dcoll_free(struct m890_dcoll *d);
+/* The communicator's slot for it (NULL until the first collective). */
+struct m890_dcoll **m890_comm_dcoll(struct m890_comm *c);
+/* Buffers local rank @i registered so far (the next one's number). */
+unsigned int m890_comm_nreg(struct m890_comm *c, int i);
 
 /* bootstrap.c */
 struct m890_boot;
