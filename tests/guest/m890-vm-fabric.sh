@@ -104,6 +104,11 @@ if [ "$vms" -gt 1 ]; then
 	rc=$?
 	sed 's/^/# /' /tmp/coll-fabric.log
 	result $rc "vm $vm: alltoallv, grouped send/recv and refusals across $vms VMs, data checked"
+	echo "# == device collectives over the $total cards of $vms VMs (m890-lib-test-dcoll --vms)"
+	m890-lib-test-dcoll --vms 0x5a7 "0-$((total - 1))" >/tmp/dcoll-fabric.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/dcoll-fabric.log
+	result $rc "vm $vm: allreduce, reduce-scatter, allgather, broadcast, barrier across $vms VMs, bit-exact"
 	echo "# == EP dispatch/combine over the $total cards of $vms VMs (m890-lib-test-ep_fabric --vms)"
 	m890-lib-test-ep_fabric --vms >/tmp/ep-fabric.log 2>&1
 	rc=$?

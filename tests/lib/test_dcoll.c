@@ -6,9 +6,11 @@
  * waiting stream's copy must not run before the recorded work, which is
  * itself held on a semaphore the CPU releases later.
  *
- * Then the device collectives on every card, twice: every rank in this
- * process (m890_comm_create), and one process per card
- * (m890_comm_create_rank, forked children).  Each checks, against a
+ * Then the device collectives on every card, three times: every rank in
+ * this process (m890_comm_create), the cards met through the switch
+ * (m890_comm_create_fabric, in this process), and one process per card
+ * (m890_comm_create_rank, forked children); with --vms the ranks are the
+ * cards of several VMs.  Each checks, against a
  * host reference that sums in rank order in binary32 (bf16: rounded
  * once at the end):
  *   allreduce fp32 one-shot (several pieces), two-shot (several pieces,
@@ -762,10 +764,93 @@ static void per_process(int n)
 	unlink(path);
 }
 
-int main(void)
+/*
+ * Ranks met through the switch (m890_comm_create_fabric): this process's
+ * cards are ranks fid - @first of fabric ids @first .. @last; in one VM
+ * every card is local, with --vms each VM runs this at the same time
+ * with the same arguments.  @label names the mode in the TAP lines.
+ */
+static void fabric(uint64_t id, int first, int last, const char *label)
+{
+	struct m890_comm_fabric_config fc = M890_COMM_FABRIC_CONFIG_INIT;
+	struct m890_comm_config cfg = M890_COMM_CONFIG_INIT;
+	int n = last - first + 1, m;
+	struct tr r[MAXN];
+	struct tc c = { .n = n, .r = r, .per_rank = true, .bytes = buf_bytes(n) };
+	m890_device_t devs[MAXN];
+	uint32_t fids[MAXN];
+	unsigned int ok;
+	int good = 1;
+
+	if (m890_device_count(&m) || m < 1) {
+		tap_ok(0, "%s: no card", label);
+		return;
+	}
+	if (m > n)
+		m = n;
+	c.m = m;
+	for (int i = 0; i < n; i++)
+		fids[i] = (uint32_t)(first + i);
+	for (int l = 0; l < m && good; l++) {
+		struct m890_device_info info = M890_DEVICE_INFO_INIT;
+
+		good = rank_open(&r[l], l, c.bytes) &&
+		       !m890_device_get_info(r[l].dev, &info) &&
+		       (int)info.fabric_id >= first && (int)info.fabric_id <= last;
+		r[l].rank = (int)info.fabric_id - first;
+		devs[l] = r[l].dev;
+	}
+	fc.comm_id = id;
+	fc.nranks = n;
+	fc.ndevices = m;
+	fc.fabric_ids = fids;
+	fc.devices = devs;
+	cfg.timeout_ns = 300000000000ull;
+	c.ref = malloc(c.bytes);
+	good = good && c.ref && !m890_comm_create_fabric(&fc, &cfg, &c.comm);
+	for (int l = 0; l < m && good; l++)
+		good = !m890_comm_register(c.comm, r[l].rb);
+	if (!good) {
+		tap_ok(0, "%s: setup (%s)", label, m890_get_last_error());
+		return;
+	}
+	ok = run_checks(&c);
+	for (int k = 0; k < 12; k++)
+		tap_ok(ok >> k & 1, "%d ranks through the switch, %d here (%s): %s", n, m,
+		       label, check_name[k]);
+	good = m890_comm_destroy(c.comm) == M890_SUCCESS;
+	for (int l = 0; l < m; l++)
+		good &= rank_close(&r[l]);
+	tap_ok(good, "%d ranks through the switch (%s): destroys everything", n, label);
+	free(c.ref);
+}
+
+/*
+ * No arguments: the wait on an event, then every card in one process,
+ * through the switch in one process, and one process per card.
+ * --vms COMMID FIRST-LAST: this VM's cards' part of a communicator over
+ * fabric ids FIRST..LAST (tests/guest/m890-vm-fabric.sh).
+ */
+int main(int argc, char **argv)
 {
 	int n;
 
+	if (argc == 4 && !strcmp(argv[1], "--vms")) {
+		uint64_t id = strtoull(argv[2], NULL, 0);
+		int first, last;
+
+		if (!id || sscanf(argv[3], "%d-%d", &first, &last) != 2 || first < 0 ||
+		    last < first || last - first + 1 > MAXN) {
+			fprintf(stderr, "usage: %s [--vms COMMID FIRST-LAST]\n", argv[0]);
+			return 2;
+		}
+		fabric(id, first, last, "across VMs");
+		return tap_done();
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--vms COMMID FIRST-LAST]\n", argv[0]);
+		return 2;
+	}
 	if (m890_device_count(&n) || n < 1) {
 		tap_skip("no card", "device collectives");
 		return tap_done();
@@ -774,6 +859,19 @@ int main(void)
 		n = MAXN;
 	t_wait_event();
 	single_process(n);
+	{
+		struct m890_device_info info = M890_DEVICE_INFO_INIT;
+		m890_device_t d;
+
+		/* In one VM the cards' fabric ids are 0 .. n - 1. */
+		if (!m890_device_open(0, &d) && !m890_device_get_info(d, &info) &&
+		    !m890_device_close(d) && info.fabric_id != M890_DEVICE_NO_FABRIC &&
+		    (info.capabilities & M890_CAP_FABRIC_WINDOWS))
+			fabric(0xdc01, (int)info.fabric_id, (int)info.fabric_id + n - 1,
+			       "one process");
+		else
+			tap_skip("no fabric windows", "ranks through the switch");
+	}
 	if (n >= 2)
 		per_process(n);
 	else
