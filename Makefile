@@ -152,7 +152,8 @@ bench: qemu image
 
 # ---- tests ----
 check: qemu image
-	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) KDIR=$(KDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config \
+		scripts/check.sh
 
 # The host unit tests alone (the first suites of make check): no kernel,
 # QEMU or guest.
