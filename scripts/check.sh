@@ -21,9 +21,10 @@ passed=0 failed=0 skipped=0
 # count_tap LOG: add the ok / not ok lines of a TAP log to the totals.
 count_tap() {
 	local p f s
-	p=$(grep -cE '^ *ok [0-9]+' "$1" | head -1)
-	s=$(grep -cE '^ *ok [0-9]+.*# *SKIP' "$1" | head -1)
-	f=$(grep -cE '^ *not ok [0-9]+' "$1" | head -1)
+	# (a guest of several VMs prefixes its lines with "[vmN] ")
+	p=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+' "$1" | head -1)
+	s=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+.*# *SKIP' "$1" | head -1)
+	f=$(grep -cE '^(\[vm[0-9]+\] )? *not ok [0-9]+' "$1" | head -1)
 	p=$((p - s))
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "$2" "$p" "$f" "$s" "${1#"$top"/}"
@@ -42,7 +43,8 @@ run_suite() {
 		failed=$((failed + 1))
 	fi
 	if [ $failed != "$f0" ]; then
-		grep -E '^ *not ok|^#.*(FAIL|fail)|guest-run:' "$log" | head -20 | sed 's/^/    /'
+		grep -E '^(\[vm[0-9]+\] )?( *not ok|#.*(FAIL|fail))|guest-run:' "$log" | head -20 |
+			sed 's/^/    /'
 	fi
 }
 
