@@ -141,7 +141,9 @@ run: guest-args qemu image
 # All-to-all against Open MPI and memcpy, EP dispatch/combine; see
 # Documentation/performance.rst.  64 MiB per peer on 8 cards needs about
 # 1 GiB of HBM per card (a power of two: 2048 MiB by default for bench).
-A2A_ARGS ?= -b 1K -e 64M -f 4 -n 5 -w 1 -c 1
+# Sizes are the bytes one rank sends in all (nccl-tests): 1 KiB to 64 MiB
+# per peer.
+A2A_ARGS ?= -b $(CARDS)K -e $(shell echo $$((64 * $(CARDS))))M -f 4 -n 5 -w 1 -c 1
 EP_ARGS ?= -n 3 -w 1
 BENCH_HBM_MB ?= 2048
 BENCH_TIMEOUT ?= 3600

@@ -15,7 +15,19 @@ BENCH_HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 
 .PHONY: bench-guest bench-host userspace
 
-bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf
+bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf $(M890_BUILD)/bin/a2a_perf_test
+
+# a2a_perf's option semantics (tests/bench/a2a_perf_test.sh): in the guest
+# (m890-guest-tests) and, its host part, as a unit test.
+$(M890_BUILD)/bin/a2a_perf_test: tests/bench/a2a_perf_test.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+$(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD)/bin/a2a_perf
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec sh %s/tests/bench/a2a_perf_test.sh %s/$(M890_BUILD)/bin/a2a_perf\n' \
+		'$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(M890_BUILD)/unit/a2a_perf_args_test
 userspace: bench-guest
 bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
 
