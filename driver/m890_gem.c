@@ -34,6 +34,7 @@
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
@@ -700,15 +701,45 @@ int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	return ret < 0 ? ret : 0;
 }
 
+static int m890_obj_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(struct drm_gem_object * const *)a;
+	uintptr_t y = (uintptr_t)*(struct drm_gem_object * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sort @arr (@n referenced objects) and drop the duplicates, with their
+ * extra references: a file may hold several handles to one BO (GEM_OPEN of
+ * a flink name of its own BO, a dma-buf of a window imported twice), and a
+ * reservation can be locked only once in an acquire context (-EALREADY).
+ * Returns the number of distinct objects left at the front of @arr.
+ */
+static u32 m890_objs_dedup(struct drm_gem_object **arr, u32 n)
+{
+	u32 i, out = 1;
+
+	sort(arr, n, sizeof(*arr), m890_obj_cmp, NULL);
+	for (i = 1; i < n; i++) {
+		if (arr[i] == arr[out - 1])
+			drm_gem_object_put(arr[i]);
+		else
+			arr[out++] = arr[i];
+	}
+	return out;
+}
+
 /**
  * m890_file_bos_lock() - take a reference to and lock every BO of a file.
  * @file: file.
  * @objs: returned array (free with m890_file_bos_unlock()), or NULL.
- * @count: returned number of BOs.
+ * @count: returned number of distinct BOs.
  * @ctx: acquire context for the reservation locks.
  *
- * Each BO gets room for one more fence.  BOs created concurrently may be
- * missed.  Context: process, may sleep.
+ * Each BO is listed and locked once, however many handles of the file
+ * name it, and gets room for one more fence.  BOs created concurrently may
+ * be missed.  Context: process, may sleep.
  * Return: 0 or a negative errno (nothing locked or held then).
  */
 int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
@@ -743,6 +774,7 @@ int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32
 		kvfree(arr);
 		return 0;
 	}
+	n = m890_objs_dedup(arr, n);
 
 	ret = drm_gem_lock_reservations(arr, n, ctx);
 	if (ret)
