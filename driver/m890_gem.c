@@ -335,6 +335,54 @@ void m890_ctx_unpark(struct m890_ctx *ctx)
 	}
 }
 
+/*
+ * Page of the BO at the start of @vma.  The BO's fake offset is in
+ * vm_pgoff either way: drm_gem_mmap() leaves it there, and a dma-buf mmap
+ * (drm_gem_prime_mmap()) adds it to the page offset the caller asked for.
+ */
+static pgoff_t m890_vma_bo_pgoff(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	return vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+}
+
+/*
+ * The shmem helper's fault handler counts pages from the start of the VMA,
+ * which is wrong for a dma-buf mapped at an offset inside the BO; this one
+ * counts them from the BO's start, as m890_vma_bo_pgoff() does.
+ */
+static vm_fault_t m890_host_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
+	pgoff_t page = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	vm_fault_t ret;
+
+	dma_resv_lock(obj->resv, NULL);
+	if (page >= obj->size >> PAGE_SHIFT || !shmem->pages || shmem->madv < 0)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(shmem->pages[page]));
+	dma_resv_unlock(obj->resv);
+	return ret;
+}
+
+static void m890_host_vm_open(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.open(vma);
+}
+
+static void m890_host_vm_close(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.close(vma);
+}
+
+static const struct vm_operations_struct m890_host_vm_ops = {
+	.fault = m890_host_fault,
+	.open = m890_host_vm_open,
+	.close = m890_host_vm_close,
+};
+
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
 static void m890_host_free(struct drm_gem_object *obj)
 {
@@ -356,7 +404,7 @@ static const struct drm_gem_object_funcs m890_host_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.vm_ops = &drm_gem_shmem_vm_ops,
+	.vm_ops = &m890_host_vm_ops,
 };
 
 /**
@@ -423,15 +471,19 @@ static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			return -EINVAL;
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	/* drm_gem_mmap() only finds a BO by its exact offset: map from its start. */
-	if (vma->vm_end - vma->vm_start > obj->size)
+	/*
+	 * The accel fd finds a BO only by its exact offset (page 0); a
+	 * dma-buf of it may start anywhere inside it.
+	 */
+	if (m890_vma_bo_pgoff(obj, vma) > (obj->size >> PAGE_SHIFT) ||
+	    vma_pages(vma) > (obj->size >> PAGE_SHIFT) - m890_vma_bo_pgoff(obj, vma))
 		return -EINVAL;
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
 
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
-	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start);
+	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) + m890_vma_bo_pgoff(obj, vma);
 	ret = io_remap_pfn_range(vma, vma->vm_start, pfn, vma->vm_end - vma->vm_start,
 				 vma->vm_page_prot);
 	drm_dev_exit(idx);
@@ -461,7 +513,7 @@ static vm_fault_t m890_hbm_fault(struct vm_fault *vmf)
 
 	if (drm_dev_enter(obj->dev, &idx)) {
 		pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) +
-		      ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
+		      m890_vma_bo_pgoff(obj, vma) + ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
 		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
 		drm_dev_exit(idx);
 		return ret;

@@ -11,8 +11,8 @@
  * must fail its timeline point and stop only its own queue.  Race tests run
  * threads against each other (BO create vs close, submit vs queue destroy,
  * submit vs BO create/close, dma-buf export/import vs close).  Sizes past
- * 2^31 and 2^32 bytes, mmap at offsets inside a BO (refused), two handles of
- * one BO in a submission, refused submissions
+ * 2^31 and 2^32 bytes, mmap at offsets inside a BO (refused on the accel
+ * fd, honoured on a dma-buf of it), two handles of one BO in a submission, refused submissions
  * (no timeline point may be used up) and output fields of BO_INFO are
  * checked against the "Kernel driver" classes of failure the project tests
  * for.
@@ -1192,6 +1192,53 @@ TEST_F(dev, mmap_offset_inside_bo)
 		if (part != MAP_FAILED)
 			munmap(part, 128 * 1024);
 		EXPECT_EQ(0x5eed, all[64 * 1024 / 4]);
+		munmap(all, bo.size);
+		EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+	}
+}
+
+/*
+ * A dma-buf of a BO is mmap()ed at any page offset inside it (dma-buf
+ * checks the range): the mapping shows the BO from that offset on, for
+ * HBM and host BOs, through reads and writes; a range past the end is
+ * refused.
+ */
+TEST_F(dev, dmabuf_mmap_at_offset)
+{
+	static const __u32 kinds[] = { DRM_M890_BO_HBM, DRM_M890_BO_HOST };
+	struct drm_m890_bo_create bo;
+	__u32 *all, *part;
+	size_t k, i;
+	int dfd;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, bo_create(self->fd, 256 * 1024, kinds[k], &bo));
+		all = bo_map(self->fd, &bo);
+		ASSERT_NE(NULL, all);
+		for (i = 0; i < bo.size / 4; i++)
+			all[i] = 0xc0000000u + (__u32)i;
+		ASSERT_EQ(0, drmPrimeHandleToFD(self->fd, bo.handle, DRM_CLOEXEC | DRM_RDWR, &dfd));
+
+		part = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 64 * 1024);
+		ASSERT_NE(MAP_FAILED, part) TH_LOG("kind %zu: %s", k, strerror(errno));
+		EXPECT_EQ(0xc0000000u + 64 * 1024 / 4, part[0]) TH_LOG("kind %zu", k);
+		EXPECT_EQ(0xc0000000u + 128 * 1024 / 4 - 1, part[64 * 1024 / 4 - 1]);
+		part[1] = 0xabcdef01;
+		EXPECT_EQ(0xabcdef01, all[64 * 1024 / 4 + 1]);
+		EXPECT_EQ(1u, all[1] - 0xc0000000u);
+		munmap(part, 64 * 1024);
+
+		/* The last page; then one page past the end. */
+		part = mmap(NULL, 4096, PROT_READ, MAP_SHARED, dfd, bo.size - 4096);
+		ASSERT_NE(MAP_FAILED, part);
+		EXPECT_EQ(0xc0000000u + (__u32)(bo.size / 4) - 1024, part[0]);
+		munmap(part, 4096);
+		part = mmap(NULL, 8192, PROT_READ, MAP_SHARED, dfd, bo.size - 4096);
+		EXPECT_EQ(MAP_FAILED, part);
+		if (part != MAP_FAILED)
+			munmap(part, 8192);
+
+		close(dfd);
 		munmap(all, bo.size);
 		EXPECT_EQ(0, gem_close(self->fd, bo.handle));
 	}
