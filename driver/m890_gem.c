@@ -189,6 +189,31 @@ u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx)
 }
 
 /**
+ * m890_bo_revoke() - a window's target went away: clear every mapping.
+ * @bo: peer window (a dma-buf import of another card's BO, or a window on
+ *      an export).
+ *
+ * Clears the window's PTEs in every context it is mapped in, the first
+ * opener's and those of every other file that got a handle to it (GEM
+ * open of a flink name, ...), parked or not, and invalidates their TLBs;
+ * marks it revoked so that no new handle maps it again (m890_bo_open()).
+ * The VA ranges stay allocated until the handles go.
+ * Context: process; takes @bo->map_lock, then the contexts' locks.
+ */
+void m890_bo_revoke(struct m890_bo *bo)
+{
+	struct m890_bo_va *bv;
+
+	mutex_lock(&bo->map_lock);
+	bo->revoked = true;
+	if (bo->ctx)
+		m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
+	list_for_each_entry(bv, &bo->imports, link)
+		m890_mmu_unmap(bv->ctx, bv->node.start, bv->node.size);
+	mutex_unlock(&bo->map_lock);
+}
+
+/**
  * m890_bo_init() - initialise the driver part of a new BO.
  * @bo: zeroed BO.
  * @kind: what it is.
