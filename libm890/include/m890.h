@@ -996,8 +996,10 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * every rank gets the same status and message): the sticky communicator
  * error; M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers,
  * an unregistered receive buffer, a range past a buffer (the peer's
- * registered size), or a count mismatch (rank i sends to j a count
- * other than the one j expects from i), the message naming both ranks;
+ * registered size), a count mismatch (rank i sends to j a count
+ * other than the one j expects from i), the message naming both ranks,
+ * or two non-empty receive blocks of one rank that overlap (their data
+ * would be undefined; as m890_group_sendrecv() refuses them);
  * M890_ERROR_DEVICE_MISMATCH for a buffer or stream of the wrong card;
  * the streams' sticky errors; those of the exchange (see "Collectives on
  * per-rank communicators").
