@@ -21,7 +21,12 @@
  *   the memory was reused for a new object of the same type.
  * - Threading: calls on different objects may run on different threads.
  *   A stream (and the events recorded on it) must not be used by two
- *   threads at once.
+ *   threads at once.  A call holds the objects whose handles it was given
+ *   until it returns: a free/destroy call of another thread on one of
+ *   them waits for it (so destroying an object that a blocked call uses,
+ *   such as a synchronize or a collective, waits until that call returns;
+ *   abort a communicator first).  Of two threads freeing one object, one
+ *   frees it and the other gets M890_ERROR_INVALID_HANDLE.
  * - Work enqueued on a stream runs asynchronously; enqueue calls return
  *   once the work is handed to the driver (or staged, for deferred
  *   streams).  An execution error makes the stream's async error sticky:
