@@ -719,9 +719,14 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  * @rank: 0 .. @n - 1, distinct in every process.
  * @n: 1 .. 64 ranks.
  * @bootstrap_path: a Unix socket path every rank knows (e.g. under /tmp);
- *          rank 0 creates it (replacing a stale file) and removes it once
- *          every rank connected; the others retry until the config's
- *          timeout.  Only the setup and m890_comm_register() use it: the
+ *          rank 0 creates it and removes it once every rank connected;
+ *          the others retry until the config's timeout.  Rank 0 replaces
+ *          only a stale socket of its own user: anything else at the path
+ *          fails the call (M890_ERROR_PERMISSION, or M890_ERROR_BUSY for
+ *          a live listener) and is left alone.  Only processes of the
+ *          same user meet (SO_PEERCRED): rank 0 ignores connections of
+ *          other users, and a rank whose rank 0 is another user's fails
+ *          with M890_ERROR_PERMISSION.  Only the setup and m890_comm_register() use it: the
  *          processes exchange the dma-bufs of their semaphore areas
  *          (SCM_RIGHTS) and each imports its peers' as windows.
  * @config, @comm: as m890_comm_create().
