@@ -2,7 +2,9 @@
 /*
  * DOC: debugfs
  *
- * Views under /sys/kernel/debug/accel/<minor>/ for debugging:
+ * Views under /sys/kernel/debug/accel/<pci address>/ (the DRM core names an
+ * accel device's directory after its device, e.g. 0000:00:01.0/) for
+ * debugging:
  * "contexts" (ASID, owner pid, bad flag, HBM bytes, busy time and fault
  * count per open file), "queues" (ring state and sequence numbers, plus
  * the card's view of each hardware queue), "bos" (every handle of every

@@ -15,7 +15,8 @@
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
  *   m890_device.reset_sem (write: device reset, FLR) > m890_device.sw_lock
  *   m890_device.xvm_lock > m890_device.sw_lock
- *   m890_device.xvm_lock > m890_ctx.lock (a revoke clears local windows)
+ *   m890_device.xvm_lock > m890_bo.map_lock > m890_ctx.lock (a revoke
+ *     clears every mapping of the local windows on an export)
  *   m890_device.hbm_lock is a leaf.
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
@@ -325,8 +326,9 @@ struct m890_bo_va {
  * @peer_dev: exporting card (peer windows); compared only, never
  *            dereferenced: @peer_buf keeps that &drm_device allocated.
  * @peer_link: entry in the list of live peer windows (m890_p2p.c).
- * @revoked: the exporting card's driver instance went away; the window's
- *           PTEs are cleared and it is never mapped again (under
+ * @revoked: the exporting card's driver instance went away or the export
+ *           was revoked; the window's PTEs are cleared in every context
+ *           and it is never mapped again (m890_bo_revoke(), under
  *           @map_lock).
  */
 struct m890_bo {
@@ -482,6 +484,7 @@ void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acq
 int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
 void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
+void m890_bo_revoke(struct m890_bo *bo);
 int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
 void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file);
 void m890_ctx_unpark(struct m890_ctx *ctx);

@@ -34,6 +34,7 @@
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
@@ -188,6 +189,31 @@ u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx)
 }
 
 /**
+ * m890_bo_revoke() - a window's target went away: clear every mapping.
+ * @bo: peer window (a dma-buf import of another card's BO, or a window on
+ *      an export).
+ *
+ * Clears the window's PTEs in every context it is mapped in, the first
+ * opener's and those of every other file that got a handle to it (GEM
+ * open of a flink name, ...), parked or not, and invalidates their TLBs;
+ * marks it revoked so that no new handle maps it again (m890_bo_open()).
+ * The VA ranges stay allocated until the handles go.
+ * Context: process; takes @bo->map_lock, then the contexts' locks.
+ */
+void m890_bo_revoke(struct m890_bo *bo)
+{
+	struct m890_bo_va *bv;
+
+	mutex_lock(&bo->map_lock);
+	bo->revoked = true;
+	if (bo->ctx)
+		m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
+	list_for_each_entry(bv, &bo->imports, link)
+		m890_mmu_unmap(bv->ctx, bv->node.start, bv->node.size);
+	mutex_unlock(&bo->map_lock);
+}
+
+/**
  * m890_bo_init() - initialise the driver part of a new BO.
  * @bo: zeroed BO.
  * @kind: what it is.
@@ -334,6 +360,54 @@ void m890_ctx_unpark(struct m890_ctx *ctx)
 	}
 }
 
+/*
+ * Page of the BO at the start of @vma.  The BO's fake offset is in
+ * vm_pgoff either way: drm_gem_mmap() leaves it there, and a dma-buf mmap
+ * (drm_gem_prime_mmap()) adds it to the page offset the caller asked for.
+ */
+static pgoff_t m890_vma_bo_pgoff(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	return vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+}
+
+/*
+ * The shmem helper's fault handler counts pages from the start of the VMA,
+ * which is wrong for a dma-buf mapped at an offset inside the BO; this one
+ * counts them from the BO's start, as m890_vma_bo_pgoff() does.
+ */
+static vm_fault_t m890_host_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
+	pgoff_t page = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	vm_fault_t ret;
+
+	dma_resv_lock(obj->resv, NULL);
+	if (page >= obj->size >> PAGE_SHIFT || !shmem->pages || shmem->madv < 0)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(shmem->pages[page]));
+	dma_resv_unlock(obj->resv);
+	return ret;
+}
+
+static void m890_host_vm_open(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.open(vma);
+}
+
+static void m890_host_vm_close(struct vm_area_struct *vma)
+{
+	drm_gem_shmem_vm_ops.close(vma);
+}
+
+static const struct vm_operations_struct m890_host_vm_ops = {
+	.fault = m890_host_fault,
+	.open = m890_host_vm_open,
+	.close = m890_host_vm_close,
+};
+
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
 static void m890_host_free(struct drm_gem_object *obj)
 {
@@ -355,7 +429,7 @@ static const struct drm_gem_object_funcs m890_host_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.vm_ops = &drm_gem_shmem_vm_ops,
+	.vm_ops = &m890_host_vm_ops,
 };
 
 /**
@@ -422,15 +496,19 @@ static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			return -EINVAL;
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	/* drm_gem_mmap() only finds a BO by its exact offset: map from its start. */
-	if (vma->vm_end - vma->vm_start > obj->size)
+	/*
+	 * The accel fd finds a BO only by its exact offset (page 0); a
+	 * dma-buf of it may start anywhere inside it.
+	 */
+	if (m890_vma_bo_pgoff(obj, vma) > (obj->size >> PAGE_SHIFT) ||
+	    vma_pages(vma) > (obj->size >> PAGE_SHIFT) - m890_vma_bo_pgoff(obj, vma))
 		return -EINVAL;
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
 
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
-	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start);
+	pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) + m890_vma_bo_pgoff(obj, vma);
 	ret = io_remap_pfn_range(vma, vma->vm_start, pfn, vma->vm_end - vma->vm_start,
 				 vma->vm_page_prot);
 	drm_dev_exit(idx);
@@ -460,7 +538,7 @@ static vm_fault_t m890_hbm_fault(struct vm_fault *vmf)
 
 	if (drm_dev_enter(obj->dev, &idx)) {
 		pfn = PHYS_PFN(mdev->hbm_phys + bo->hbm_node.start) +
-		      ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
+		      m890_vma_bo_pgoff(obj, vma) + ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
 		ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, vma->vm_page_prot);
 		drm_dev_exit(idx);
 		return ret;
@@ -700,15 +778,45 @@ int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	return ret < 0 ? ret : 0;
 }
 
+static int m890_obj_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(struct drm_gem_object * const *)a;
+	uintptr_t y = (uintptr_t)*(struct drm_gem_object * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sort @arr (@n referenced objects) and drop the duplicates, with their
+ * extra references: a file may hold several handles to one BO (GEM_OPEN of
+ * a flink name of its own BO, a dma-buf of a window imported twice), and a
+ * reservation can be locked only once in an acquire context (-EALREADY).
+ * Returns the number of distinct objects left at the front of @arr.
+ */
+static u32 m890_objs_dedup(struct drm_gem_object **arr, u32 n)
+{
+	u32 i, out = 1;
+
+	sort(arr, n, sizeof(*arr), m890_obj_cmp, NULL);
+	for (i = 1; i < n; i++) {
+		if (arr[i] == arr[out - 1])
+			drm_gem_object_put(arr[i]);
+		else
+			arr[out++] = arr[i];
+	}
+	return out;
+}
+
 /**
  * m890_file_bos_lock() - take a reference to and lock every BO of a file.
  * @file: file.
  * @objs: returned array (free with m890_file_bos_unlock()), or NULL.
- * @count: returned number of BOs.
+ * @count: returned number of distinct BOs.
  * @ctx: acquire context for the reservation locks.
  *
- * Each BO gets room for one more fence.  BOs created concurrently may be
- * missed.  Context: process, may sleep.
+ * Each BO is listed and locked once, however many handles of the file
+ * name it, and gets room for one more fence.  BOs created concurrently may
+ * be missed.  Context: process, may sleep.
  * Return: 0 or a negative errno (nothing locked or held then).
  */
 int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
@@ -743,6 +851,7 @@ int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32
 		kvfree(arr);
 		return 0;
 	}
+	n = m890_objs_dedup(arr, n);
 
 	ret = drm_gem_lock_reservations(arr, n, ctx);
 	if (ret)

@@ -204,7 +204,6 @@ static struct drm_gem_object *m890_peer_create(struct m890_device *mdev,
  */
 void m890_p2p_revoke(struct m890_device *mdev)
 {
-	struct m890_bo_va *bv;
 	struct m890_bo *bo;
 	u32 n = 0;
 
@@ -212,13 +211,7 @@ void m890_p2p_revoke(struct m890_device *mdev)
 	list_for_each_entry(bo, &m890_peer_windows, peer_link) {
 		if (bo->peer_dev != mdev)
 			continue;
-		mutex_lock(&bo->map_lock);
-		bo->revoked = true;
-		if (bo->ctx)
-			m890_mmu_unmap(bo->ctx, bo->va_node.start, bo->va_node.size);
-		list_for_each_entry(bv, &bo->imports, link)
-			m890_mmu_unmap(bv->ctx, bv->node.start, bv->node.size);
-		mutex_unlock(&bo->map_lock);
+		m890_bo_revoke(bo);
 		n++;
 	}
 	mutex_unlock(&m890_peer_lock);

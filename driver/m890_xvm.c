@@ -39,11 +39,16 @@
  * access through them faults (NOT_PRESENT) as one from another VM does
  * (FABRIC).
  *
+ * A window BO can have handles in several files (GEM open of a flink
+ * name): each such file gets its own mapping (m890_bo_open()), and a
+ * revoke clears all of them and marks the window revoked, so no file
+ * keeps reaching HBM the owner has since given to another BO.
+ *
  * Locking: m890_device.xvm_lock protects the export slot bitmap, the
  * window counts, the local windows on the card's exports and the export
  * state of the card's BOs; it is taken before m890_device.sw_lock (inside
- * m890_sw_cmd()) and before a context's lock (clearing PTEs).  Two cards'
- * xvm_locks are never held together.
+ * m890_sw_cmd()), before a window's map_lock and a context's lock
+ * (clearing PTEs).  Two cards' xvm_locks are never held together.
  */
 
 #include <linux/random.h>
@@ -100,7 +105,11 @@ void m890_xvm_init(struct m890_device *mdev)
 			break;
 }
 
-/* Clear the PTEs of the windows of this system on export @slot. */
+/*
+ * Revoke the windows of this system on export @slot (every slot if @all):
+ * their PTEs go in every file that has a handle to them, not only in the
+ * importer's (m890_bo_revoke()).
+ */
 static void m890_xvm_zap_local(struct m890_device *mdev, u32 slot, bool all)
 {
 	struct m890_bo *win, *tmp;
@@ -110,7 +119,7 @@ static void m890_xvm_zap_local(struct m890_device *mdev, u32 slot, bool all)
 		if (!all && win->window_slot != slot)
 			continue;
 		list_del_init(&win->window_link);
-		m890_mmu_unmap(win->ctx, win->va_node.start, win->shmem.base.size);
+		m890_bo_revoke(win);
 	}
 }
 
@@ -375,6 +384,7 @@ static struct dma_buf *m890_window_export(struct drm_gem_object *obj, int flags)
 static const struct drm_gem_object_funcs m890_window_funcs = {
 	.free = m890_window_free,
 	.open = m890_bo_open,
+	.close = m890_bo_close,
 	.export = m890_window_export,
 };
 

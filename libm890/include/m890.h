@@ -21,7 +21,12 @@
  *   the memory was reused for a new object of the same type.
  * - Threading: calls on different objects may run on different threads.
  *   A stream (and the events recorded on it) must not be used by two
- *   threads at once.
+ *   threads at once.  A call holds the objects whose handles it was given
+ *   until it returns: a free/destroy call of another thread on one of
+ *   them waits for it (so destroying an object that a blocked call uses,
+ *   such as a synchronize or a collective, waits until that call returns;
+ *   abort a communicator first).  Of two threads freeing one object, one
+ *   frees it and the other gets M890_ERROR_INVALID_HANDLE.
  * - Work enqueued on a stream runs asynchronously; enqueue calls return
  *   once the work is handed to the driver (or staged, for deferred
  *   streams).  An execution error makes the stream's async error sticky:
@@ -745,9 +750,14 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  * @rank: 0 .. @n - 1, distinct in every process.
  * @n: 1 .. 64 ranks.
  * @bootstrap_path: a Unix socket path every rank knows (e.g. under /tmp);
- *          rank 0 creates it (replacing a stale file) and removes it once
- *          every rank connected; the others retry until the config's
- *          timeout.  Only the setup and m890_comm_register() use it: the
+ *          rank 0 creates it and removes it once every rank connected;
+ *          the others retry until the config's timeout.  Rank 0 replaces
+ *          only a stale socket of its own user: anything else at the path
+ *          fails the call (M890_ERROR_PERMISSION, or M890_ERROR_BUSY for
+ *          a live listener) and is left alone.  Only processes of the
+ *          same user meet (SO_PEERCRED): rank 0 ignores connections of
+ *          other users, and a rank whose rank 0 is another user's fails
+ *          with M890_ERROR_PERMISSION.  Only the setup and m890_comm_register() use it: the
  *          processes exchange the dma-bufs of their semaphore areas
  *          (SCM_RIGHTS) and each imports its peers' as windows.
  * @config, @comm: as m890_comm_create().
@@ -1027,8 +1037,10 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * every rank gets the same status and message): the sticky communicator
  * error; M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers,
  * an unregistered receive buffer, a range past a buffer (the peer's
- * registered size), or a count mismatch (rank i sends to j a count
- * other than the one j expects from i), the message naming both ranks;
+ * registered size), a count mismatch (rank i sends to j a count
+ * other than the one j expects from i), the message naming both ranks,
+ * or two non-empty receive blocks of one rank that overlap (their data
+ * would be undefined; as m890_group_sendrecv() refuses them);
  * M890_ERROR_DEVICE_MISMATCH for a buffer or stream of the wrong card;
  * the streams' sticky errors; those of the exchange (see "Collectives on
  * per-rank communicators").

@@ -3,9 +3,19 @@
  * DOC: bootstrap of communicators across processes
  *
  * Ranks in different processes of one machine meet at a Unix socket path
- * they all know.  Rank 0 binds a SOCK_SEQPACKET socket there (replacing a
- * stale file) and accepts one connection per other rank; the others
- * connect, retrying until the deadline, and say their rank.  The only
+ * they all know.  Rank 0 binds a SOCK_SEQPACKET socket there and accepts
+ * one connection per other rank; the others connect, retrying until the
+ * deadline, and say their rank.
+ *
+ * The path is a shared name, so neither side trusts what it finds there.
+ * Rank 0 replaces only a stale socket of its own user (nobody listens on
+ * it); anything else at the path (a file, a link, a directory, another
+ * user's socket, a live listener) is left alone and the call fails.  At
+ * the end it removes the path only if it is still the socket it bound.
+ * Both sides check who is at the other end (SO_PEERCRED): rank 0 drops a
+ * connection from another user (the socket may be reachable by others:
+ * umask, a shared directory) without letting it claim a rank, and the
+ * other ranks refuse a rank 0 of another user.  The only
  * operation is an all-gather of one 64-bit value and one file descriptor
  * per rank, star-shaped through rank 0: each rank sends its message (the
  * descriptor as SCM_RIGHTS ancillary data) to rank 0, which then sends
@@ -20,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,21 +154,86 @@ static int64_t boot_deadline(uint64_t timeout_ns)
 	return now + (int64_t)timeout_ns;
 }
 
+/* The user at the other end of connected socket @s, or -1. */
+static long peer_uid(int s)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &len) || len != sizeof(cr))
+		return -1;
+	return (long)cr.uid;
+}
+
+/*
+ * Bind @lfd at @sa.  A socket of this user that nobody listens on (left by
+ * a process that died) is replaced; anything else at the path is not
+ * touched.  The bound socket's identity goes to @mine.
+ */
+static m890_status_t boot_bind(int lfd, const struct sockaddr_un *sa, struct stat *mine)
+{
+	const char *path = sa->sun_path;
+	struct stat old;
+	int probe;
+
+	if (!bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)))
+		goto bound;
+	if (errno != EADDRINUSE)
+		return m890_fail_errno(errno, "bootstrap: bind to %s", path);
+	if (lstat(path, &old))
+		return m890_fail_errno(errno, "bootstrap: %s", path);
+	if (!S_ISSOCK(old.st_mode) || old.st_uid != geteuid())
+		return m890_fail(M890_ERROR_PERMISSION,
+				 "bootstrap: %s exists and is not a socket of this user; not replaced (choose another path)",
+				 path);
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe < 0)
+		return m890_fail_errno(errno, "bootstrap: socket");
+	if (!connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) || errno != ECONNREFUSED) {
+		close(probe);
+		return m890_fail(M890_ERROR_BUSY,
+				 "bootstrap: %s is in use by a live listener; not replaced",
+				 path);
+	}
+	close(probe);
+	/* Stale: ours and dead.  Replace it. */
+	if (unlink(path) || bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)))
+		return m890_fail_errno(errno, "bootstrap: bind to %s", path);
+bound:
+	if (lstat(path, mine))
+		return m890_fail_errno(errno, "bootstrap: %s", path);
+	return M890_SUCCESS;
+}
+
+/* Remove @path if it is still the socket boot_bind() made (@mine). */
+static void boot_unlink(const char *path, const struct stat *mine)
+{
+	struct stat now;
+
+	if (!lstat(path, &now) && now.st_dev == mine->st_dev && now.st_ino == mine->st_ino)
+		unlink(path);
+}
+
 static m890_status_t boot_root(struct m890_boot *b, const struct sockaddr_un *sa,
 			       uint64_t timeout_ns)
 {
 	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	m890_status_t st = M890_SUCCESS;
+	unsigned int foreign = 0;
+	struct stat mine;
 
 	if (lfd < 0)
 		return m890_fail_errno(errno, "bootstrap: socket");
-	unlink(sa->sun_path);
-	if (bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)) ||
-	    listen(lfd, b->n)) {
+	st = boot_bind(lfd, sa, &mine);
+	if (st) {
+		close(lfd);
+		return st;
+	}
+	if (listen(lfd, b->n)) {
 		st = m890_fail_errno(errno, "bootstrap: listen on %s", sa->sun_path);
 		goto out;
 	}
-	for (int got = 1; got < b->n && !st; got++) {
+	for (int got = 1; got < b->n && !st;) {
 		struct pollfd p = { lfd, POLLIN, 0 };
 		int64_t left = b->deadline - m890_monotonic_ns();
 		struct boot_msg m;
@@ -166,14 +242,20 @@ static m890_status_t boot_root(struct m890_boot *b, const struct sockaddr_un *sa
 		if (poll(&p, 1, left <= 0 ? 0 : left > INT32_MAX * 1000000ll ?
 			 -1 : (int)(left / 1000000)) <= 0) {
 			st = m890_fail(M890_ERROR_TIMEOUT,
-				       "bootstrap: only %d of %d ranks connected to %s in time",
-				       got, b->n, sa->sun_path);
+				       "bootstrap: only %d of %d ranks connected to %s in time (%u connection(s) of other users refused)",
+				       got, b->n, sa->sun_path, foreign);
 			break;
 		}
 		s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (s < 0) {
 			st = m890_fail_errno(errno, "bootstrap: accept");
 			break;
+		}
+		/* Another user cannot claim a rank: drop it and go on waiting. */
+		if (peer_uid(s) != (long)geteuid()) {
+			close(s);
+			foreign++;
+			continue;
 		}
 		set_timeouts(s, timeout_ns);
 		st = recv_msg(s, &m, &fd);
@@ -189,10 +271,11 @@ static m890_status_t boot_root(struct m890_boot *b, const struct sockaddr_un *sa
 			break;
 		}
 		b->sock[m.rank] = s;
+		got++;
 	}
 out:
 	close(lfd);
-	unlink(sa->sun_path);
+	boot_unlink(sa->sun_path, &mine);
 	return st;
 }
 
@@ -245,6 +328,10 @@ m890_status_t m890_boot_open(const char *path, int rank, int n,
 				}
 				nanosleep(&ts, NULL);
 			}
+			if (!st && peer_uid(s) != (long)geteuid())
+				st = m890_fail(M890_ERROR_PERMISSION,
+					       "bootstrap: %s is served by user %ld, not by this user (%ld)",
+					       path, peer_uid(s), (long)geteuid());
 			if (!st) {
 				set_timeouts(s, timeout_ns);
 				st = send_msg(s, rank, 0, -1);

@@ -90,22 +90,27 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 	return M890_SUCCESS;
 }
 
-void m890_buffer_destroy(struct m890_buffer *buf)
+m890_status_t m890_buffer_destroy(struct m890_buffer *buf)
 {
 	struct m890_device *dev = buf->dev;
+	m890_status_t st;
 
-	m890_obj_unregister(buf);
+	st = m890_obj_unregister(buf);
+	if (st)
+		return st;
 	if (buf->map)
 		munmap(buf->map, buf->alloc_bytes);
 	close_handle(dev->fd, buf->handle);
 	m890_device_put_child(dev);
 	free(buf);
+	return M890_SUCCESS;
 }
 
 M890_EXPORT m890_status_t m890_buffer_alloc(m890_device_t dev, uint64_t bytes,
 					    unsigned int flags,
 					    m890_buffer_t *buffer)
 {
+	M890_API_SCOPE;
 	m890_status_t st;
 
 	st = m890_check(dev, M890_OBJ_DEVICE, "device");
@@ -119,16 +124,17 @@ M890_EXPORT m890_status_t m890_buffer_alloc(m890_device_t dev, uint64_t bytes,
 
 M890_EXPORT m890_status_t m890_buffer_free(m890_buffer_t buf)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
 
 	if (st)
 		return st;
-	m890_buffer_destroy(buf);
-	return M890_SUCCESS;
+	return m890_buffer_destroy(buf);
 }
 
 M890_EXPORT m890_status_t m890_buffer_map(m890_buffer_t buf, void **ptr)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
 	void *p;
 
@@ -157,6 +163,7 @@ M890_EXPORT m890_status_t m890_buffer_map(m890_buffer_t buf, void **ptr)
 
 M890_EXPORT m890_status_t m890_buffer_va(m890_buffer_t buf, uint64_t *va)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
 					  va, "m890_buffer_va");
 
@@ -168,6 +175,7 @@ M890_EXPORT m890_status_t m890_buffer_va(m890_buffer_t buf, uint64_t *va)
 
 M890_EXPORT m890_status_t m890_buffer_size(m890_buffer_t buf, uint64_t *bytes)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
 					  bytes, "m890_buffer_size");
 
@@ -180,6 +188,7 @@ M890_EXPORT m890_status_t m890_buffer_size(m890_buffer_t buf, uint64_t *bytes)
 M890_EXPORT m890_status_t m890_buffer_device(m890_buffer_t buf,
 					     m890_device_t *device)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(buf, M890_OBJ_BUFFER, "buffer",
 					  device, "m890_buffer_device");
 
@@ -240,6 +249,7 @@ M890_EXPORT m890_status_t m890_buffer_import_peer(m890_device_t dev,
 						  m890_buffer_t peer,
 						  m890_window_t *window)
 {
+	M890_API_SCOPE;
 	m890_status_t st;
 	int dmabuf;
 
@@ -358,13 +368,16 @@ m890_status_t m890_window_from_dmabuf(struct m890_device *dev, int dmabuf,
 
 M890_EXPORT m890_status_t m890_window_free(m890_window_t win)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(win, M890_OBJ_WINDOW, "window");
 	struct m890_device *dev;
 
 	if (st)
 		return st;
 	dev = win->dev;
-	m890_obj_unregister(win);
+	st = m890_obj_unregister(win);
+	if (st)
+		return st;
 	import_put(dev, win->import);
 	m890_device_put_child(dev);
 	free(win);
@@ -373,6 +386,7 @@ M890_EXPORT m890_status_t m890_window_free(m890_window_t win)
 
 M890_EXPORT m890_status_t m890_window_va(m890_window_t win, uint64_t *va)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
 					  va, "m890_window_va");
 
@@ -384,6 +398,7 @@ M890_EXPORT m890_status_t m890_window_va(m890_window_t win, uint64_t *va)
 
 M890_EXPORT m890_status_t m890_window_size(m890_window_t win, uint64_t *bytes)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
 					  bytes, "m890_window_size");
 
@@ -396,6 +411,7 @@ M890_EXPORT m890_status_t m890_window_size(m890_window_t win, uint64_t *bytes)
 M890_EXPORT m890_status_t m890_window_peer_fabric_id(m890_window_t win,
 						     uint32_t *fabric_id)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(win, M890_OBJ_WINDOW, "window",
 					  fabric_id, "m890_window_peer_fabric_id");
 

@@ -272,6 +272,7 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 					 const uint64_t *rc, const uint64_t *rd,
 					 const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 
 	if (st)
@@ -286,6 +287,7 @@ M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
 					uint64_t bytes_per_peer,
 					const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 	char refusal[M890_COLL_MSG] = "";
 	uint64_t *v;
@@ -323,6 +325,7 @@ M890_EXPORT m890_status_t m890_alltoall_local(m890_comm_t c,
 					      uint64_t bytes_per_peer,
 					      const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 
 	if (st)
@@ -339,6 +342,7 @@ M890_EXPORT m890_status_t m890_alltoall_rank(m890_comm_t c,
 					     uint64_t bytes_per_peer,
 					     m890_stream_t stream)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 
 	if (st)
@@ -526,6 +530,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 					      size_t count,
 					      const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	static const char what[] = "group_sendrecv";
 	m890_status_t st = m890_comm_usable(c), bad = M890_SUCCESS;
 	struct m890_group_head heads[M890_COMM_MAX_RANKS], mine_h[M890_COMM_MAX_RANKS];

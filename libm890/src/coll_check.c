@@ -81,6 +81,25 @@ m890_status_t m890_a2a_check(int n, const void *recs, const char *what,
 			}
 		}
 	}
+	/* Like group send/recv: no two receive blocks of a rank overlap. */
+	for (int j = 0; j < n; j++) {
+		const struct m890_a2a_rec *rj = m890_a2a_rec_at(recs, n, j);
+
+		for (int a = 0; a < n; a++) {
+			uint64_t ca = rj->rows[2 * n + a], oa = rj->rows[3 * n + a];
+
+			for (int b = a + 1; b < n && ca; b++) {
+				uint64_t cb = rj->rows[2 * n + b], ob = rj->rows[3 * n + b];
+
+				/* Both in the buffer (checked above): no wrap. */
+				if (!cb || oa >= ob + cb || ob >= oa + ca)
+					continue;
+				snprintf(msg, len, "%s: rank %d's slots for rank %d (%" PRIu64 " bytes at %" PRIu64 ") and rank %d (%" PRIu64 " bytes at %" PRIu64 ") overlap; receive blocks must be disjoint",
+					 what, j, a, ca, oa, b, cb, ob);
+				return M890_ERROR_INVALID_ARGUMENT;
+			}
+		}
+	}
 	if (len)
 		msg[0] = 0;
 	return M890_SUCCESS;

@@ -420,6 +420,7 @@ M890_EXPORT m890_status_t m890_comm_create(const m890_device_t *devices,
 					   const struct m890_comm_config *config,
 					   m890_comm_t *comm)
 {
+	M890_API_SCOPE;
 	struct m890_comm *c;
 	m890_status_t st;
 
@@ -468,11 +469,14 @@ fail:
 
 M890_EXPORT m890_status_t m890_comm_destroy(m890_comm_t c)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator");
 
 	if (st)
 		return st;
-	m890_obj_unregister(c);
+	st = m890_obj_unregister(c);
+	if (st)
+		return st;
 	c->obj.type = 0;
 	comm_free(c);
 	return M890_SUCCESS;
@@ -646,6 +650,7 @@ M890_EXPORT m890_status_t
 m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 			const struct m890_comm_config *config, m890_comm_t *comm)
 {
+	M890_API_SCOPE;
 	struct m890_comm *c;
 	m890_status_t st;
 	int64_t deadline;
@@ -753,6 +758,7 @@ m890_comm_create_rank(m890_device_t dev, int rank, int n,
 		      const char *bootstrap_path,
 		      const struct m890_comm_config *config, m890_comm_t *comm)
 {
+	M890_API_SCOPE;
 	uint64_t vals[COMM_MAX_RANKS];
 	int fds[COMM_MAX_RANKS], fd = -1;
 	struct m890_comm *c;
@@ -810,6 +816,7 @@ fail:
 
 M890_EXPORT m890_status_t m890_comm_rank(m890_comm_t c, int *rank)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
 					  rank, "comm_rank");
 
@@ -822,6 +829,7 @@ M890_EXPORT m890_status_t m890_comm_rank(m890_comm_t c, int *rank)
 M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 					     m890_buffer_t buf)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 	uint64_t vals[COMM_MAX_RANKS];
 	int fds[COMM_MAX_RANKS], fd = -1;
@@ -904,6 +912,7 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 
 M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
 					  n, "comm_count");
 
@@ -916,6 +925,7 @@ M890_EXPORT m890_status_t m890_comm_count(m890_comm_t c, int *n)
 M890_EXPORT m890_status_t m890_comm_get_async_error(m890_comm_t c,
 						    m890_status_t *error)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(c, M890_OBJ_COMM, "communicator",
 					  error, "comm_get_async_error");
 
@@ -955,6 +965,7 @@ static void comm_stuck_on(struct m890_comm *c, int i, bool *absent)
 
 M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 {
+	M890_API_SCOPE;
 	bool absent[COMM_MAX_RANKS] = { false };
 	m890_status_t st = m890_check(c, M890_OBJ_COMM, "communicator"), ret;
 
@@ -1394,6 +1405,7 @@ static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
 						const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_comm_usable(c);
 	int64_t deadline;
 	char peers[160], msg[256];

@@ -84,6 +84,7 @@ M890_EXPORT m890_status_t m890_mx_quantize(m890_stream_t s,
 					   uint64_t src_va, uint64_t elems_va,
 					   uint64_t scales_va, uint64_t count)
 {
+	M890_API_SCOPE;
 	return enqueue_mx(s, M890_PKT_MX_QUANT, mx_type, wide_type, src_va,
 			  elems_va, scales_va, count);
 }
@@ -95,6 +96,7 @@ M890_EXPORT m890_status_t m890_mx_dequantize(m890_stream_t s,
 					     uint64_t scales_va,
 					     uint64_t dst_va, uint64_t count)
 {
+	M890_API_SCOPE;
 	return enqueue_mx(s, M890_PKT_MX_DEQUANT, mx_type, wide_type, elems_va,
 			  dst_va, scales_va, count);
 }
@@ -139,6 +141,7 @@ M890_EXPORT m890_status_t m890_gather(m890_stream_t s, uint64_t dst_va,
 				      uint64_t src_va, uint64_t idx_va,
 				      uint64_t row_bytes, uint64_t count)
 {
+	M890_API_SCOPE;
 	return enqueue_gather(s, M890_PKT_GATHER, dst_va, src_va, idx_va,
 			      row_bytes, count);
 }
@@ -147,6 +150,7 @@ M890_EXPORT m890_status_t m890_scatter(m890_stream_t s, uint64_t dst_va,
 				       uint64_t src_va, uint64_t idx_va,
 				       uint64_t row_bytes, uint64_t count)
 {
+	M890_API_SCOPE;
 	return enqueue_gather(s, M890_PKT_SCATTER, dst_va, src_va, idx_va,
 			      row_bytes, count);
 }
@@ -158,6 +162,7 @@ M890_EXPORT m890_status_t m890_reduce(m890_stream_t s,
 				      uint32_t rows, uint32_t hidden,
 				      unsigned int k)
 {
+	M890_API_SCOPE;
 	unsigned int esz = type == M890_TYPE_FP32 ? 4 : 2;
 	union m890_packet p;
 	m890_status_t st = compute_check(s);

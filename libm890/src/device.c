@@ -172,6 +172,7 @@ static m890_status_t scan_cards(struct scan *s)
 
 M890_EXPORT m890_status_t m890_device_count(int *count)
 {
+	M890_API_SCOPE;
 	struct scan *s;
 	m890_status_t st;
 
@@ -192,6 +193,7 @@ M890_EXPORT m890_status_t m890_device_count(int *count)
 
 M890_EXPORT m890_status_t m890_device_open(int index, m890_device_t *device)
 {
+	M890_API_SCOPE;
 	struct m890_device *dev = NULL;
 	struct scan *s;
 	m890_status_t st;
@@ -242,6 +244,7 @@ out:
 
 M890_EXPORT m890_status_t m890_device_close(m890_device_t dev)
 {
+	M890_API_SCOPE;
 	unsigned int children;
 	m890_status_t st;
 
@@ -255,7 +258,20 @@ M890_EXPORT m890_status_t m890_device_close(m890_device_t dev)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "device %s still has %u live object(s); free them first",
 				 dev->node, children);
-	m890_obj_unregister(dev);
+	st = m890_obj_unregister(dev);
+	if (st)
+		return st;
+	/* A create of another thread may have added a child meanwhile. */
+	pthread_mutex_lock(&dev->lock);
+	children = dev->children;
+	pthread_mutex_unlock(&dev->lock);
+	if (children) {
+		dev->obj.type = M890_OBJ_DEVICE;
+		st = m890_obj_register(dev);
+		return st ? st : m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					   "device %s got a live object while closing; free it first",
+					   dev->node);
+	}
 	close(dev->fd);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -265,6 +281,7 @@ M890_EXPORT m890_status_t m890_device_close(m890_device_t dev)
 M890_EXPORT m890_status_t m890_device_get_info(m890_device_t dev,
 					       struct m890_device_info *info)
 {
+	M890_API_SCOPE;
 	struct m890_device_info full;
 	m890_status_t st;
 	size_t n;

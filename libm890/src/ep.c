@@ -262,6 +262,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 					 const struct m890_ep_config *config,
 					 m890_ep_t *out)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(comm, M890_OBJ_COMM, "communicator");
 	const size_t words = META_DATA + META_CFG_WORDS;
 	uint32_t recs[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)] = { 0 };
@@ -328,6 +329,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 
 M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
 
 	if (st)
@@ -336,7 +338,9 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_destroy: %u layout(s) of this EP object still exist",
 				 ep->layouts);
-	m890_obj_unregister(ep);
+	st = m890_obj_unregister(ep);
+	if (st)
+		return st;
 	ep->obj.type = 0;
 	ep_free(ep);
 	return M890_SUCCESS;
@@ -345,6 +349,7 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 M890_EXPORT m890_status_t m890_ep_get_info(m890_ep_t ep,
 					   struct m890_ep_info *info)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(ep, M890_OBJ_EP, "EP object",
 					  info, "ep_get_info");
 
@@ -369,6 +374,7 @@ static void layout_free(struct m890_ep_layout *lo)
 M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 						m890_ep_layout_t *out)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
 	struct m890_ep_layout *lo;
 	uint32_t n, s, l;
@@ -432,11 +438,14 @@ fail:
 
 M890_EXPORT m890_status_t m890_ep_layout_destroy(m890_ep_layout_t lo)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
 
 	if (st)
 		return st;
-	m890_obj_unregister(lo);
+	st = m890_obj_unregister(lo);
+	if (st)
+		return st;
 	lo->obj.type = 0;
 	lo->ep->layouts--;
 	layout_free(lo);
@@ -446,6 +455,7 @@ M890_EXPORT m890_status_t m890_ep_layout_destroy(m890_ep_layout_t lo)
 M890_EXPORT m890_status_t m890_ep_layout_counts(m890_ep_layout_t lo,
 						uint32_t *counts)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
 
 	if (st)
@@ -926,6 +936,7 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *counts,
 					   const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = ep_call_check(ep, lo, false,
 					 "ep_dispatch: the layout belongs to another EP object");
 	uint32_t n, ne, *recs = NULL, *all = NULL, *next = NULL;
@@ -1045,6 +1056,7 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 					  const m890_buffer_t *out,
 					  const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = ep_call_check(ep, lo, true,
 					 "ep_combine: the layout holds no dispatch of this EP object");
 	const size_t words = META_DATA;

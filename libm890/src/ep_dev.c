@@ -538,6 +538,7 @@ M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
 						  const m890_buffer_t *topk_w,
 						  const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = epd_call_check(ep, lo, streams, "ep_dispatch_device");
 	uint64_t t, k, h, n, e;
 	struct ep_dev *d;
@@ -622,6 +623,7 @@ M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
 M890_EXPORT m890_status_t m890_ep_get_recv(m890_ep_layout_t lo, int l,
 					   struct m890_ep_recv *out)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(lo, M890_OBJ_EP_LAYOUT, "EP layout");
 	struct m890_ep *ep;
 	const struct ep_dev_map *m;
@@ -659,6 +661,7 @@ M890_EXPORT m890_status_t m890_ep_combine_device(m890_ep_t ep,
 						 const m890_buffer_t *out,
 						 const m890_stream_t *streams)
 {
+	M890_API_SCOPE;
 	m890_status_t st = epd_call_check(ep, lo, streams, "ep_combine_device");
 	uint64_t n, e;
 	struct ep_dev *d;

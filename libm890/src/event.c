@@ -35,6 +35,7 @@
 M890_EXPORT m890_status_t m890_event_create(m890_device_t dev,
 					    m890_event_t *event)
 {
+	M890_API_SCOPE;
 	struct m890_event *ev;
 	m890_status_t st;
 	void *p;
@@ -81,13 +82,16 @@ err_free:
 
 M890_EXPORT m890_status_t m890_event_destroy(m890_event_t ev)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
 	struct m890_device *dev;
 
 	if (st)
 		return st;
 	dev = ev->dev;
-	m890_obj_unregister(ev);
+	st = m890_obj_unregister(ev);
+	if (st)
+		return st;
 	drmSyncobjDestroy(dev->fd, ev->syncobj);
 	/* A pending TIMESTAMP may still target the BO: the kernel keeps the
 	 * BO alive for in-flight work, so freeing it here is safe. */
@@ -99,6 +103,7 @@ M890_EXPORT m890_status_t m890_event_destroy(m890_event_t ev)
 
 M890_EXPORT m890_status_t m890_event_record(m890_event_t ev, m890_stream_t s)
 {
+	M890_API_SCOPE;
 	union m890_packet p;
 	m890_status_t st;
 
@@ -169,6 +174,7 @@ static m890_status_t event_wait(struct m890_event *ev, int64_t abs_timeout)
 
 M890_EXPORT m890_status_t m890_event_synchronize(m890_event_t ev)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
 
 	if (st)
@@ -178,6 +184,7 @@ M890_EXPORT m890_status_t m890_event_synchronize(m890_event_t ev)
 
 M890_EXPORT m890_status_t m890_event_query(m890_event_t ev)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
 
 	if (st)
@@ -190,6 +197,7 @@ M890_EXPORT m890_status_t m890_event_elapsed_time(m890_event_t start,
 						  int64_t *wall_ns,
 						  int64_t *device_ns)
 {
+	M890_API_SCOPE;
 	m890_status_t st;
 
 	st = m890_check(start, M890_OBJ_EVENT, "start event");
@@ -222,6 +230,7 @@ M890_EXPORT m890_status_t m890_event_get_timestamp(m890_event_t ev,
 						   int64_t *wall_ns,
 						   uint64_t *device_ns)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
 
 	if (st)

@@ -114,10 +114,28 @@ int64_t m890_monotonic_ns(void);
 
 /* handle.c */
 m890_status_t m890_obj_register(void *obj);
-void m890_obj_unregister(void *obj);
+/*
+ * Take @obj out of the registry and wait until no other thread's public
+ * call holds it; then the caller frees it.  M890_ERROR_INVALID_HANDLE when
+ * another thread got there first (it frees the object).
+ */
+m890_status_t m890_obj_unregister(void *obj);
 bool m890_obj_valid(const void *obj, enum m890_obj_type type);
+/*
+ * Look @obj up as a live object of @type and, inside a public call
+ * (M890_API_SCOPE), hold it until that call returns.
+ */
 m890_status_t m890_check(const void *obj, enum m890_obj_type type,
 			 const char *what);
+unsigned int m890_scope_enter(void);
+void m890_scope_exit(unsigned int *base);
+/*
+ * First statement of every exported function: the handles it looks up
+ * (m890_check()) stay held, so no other thread frees them, until it returns.
+ */
+#define M890_API_SCOPE \
+	unsigned int m890_scope_base_ \
+		__attribute__((cleanup(m890_scope_exit), unused)) = m890_scope_enter()
 /*
  * The prologue of the getters: m890_check() of @obj, then
  * M890_ERROR_INVALID_ARGUMENT "@fn: NULL output" when @out is NULL.
@@ -347,7 +365,7 @@ int m890_window_import_fabric(struct m890_device *dev, uint32_t fabric_id,
 			      uint64_t key, struct m890_window **window);
 m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 				 unsigned int flags, struct m890_buffer **out);
-void m890_buffer_destroy(struct m890_buffer *buf);
+m890_status_t m890_buffer_destroy(struct m890_buffer *buf);
 
 /* mx.c: element codecs of M890_TYPE_MXFP4/MXFP8, for the unit test.
  * decode: value of @code (sign included), NaN for the E4M3 NaN codes;

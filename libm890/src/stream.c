@@ -318,6 +318,7 @@ static m890_status_t submit(struct m890_stream *s,
 
 M890_EXPORT m890_status_t m890_stream_flush(m890_stream_t s)
 {
+	M890_API_SCOPE;
 	m890_status_t st = stream_check(s);
 	uint32_t n;
 
@@ -417,6 +418,7 @@ m890_status_t m890_stream_batch(struct m890_stream *s, bool on)
 M890_EXPORT m890_status_t m890_stream_create(m890_device_t dev,
 					     m890_stream_t *stream)
 {
+	M890_API_SCOPE;
 	struct m890_stream_config cfg = M890_STREAM_CONFIG_INIT;
 
 	return m890_stream_create_config(dev, &cfg, stream);
@@ -427,6 +429,7 @@ m890_stream_create_config(m890_device_t dev,
 			  const struct m890_stream_config *cfg,
 			  m890_stream_t *stream)
 {
+	M890_API_SCOPE;
 	struct drm_m890_queue_create qc;
 	struct m890_stream *s;
 	uint32_t cap;
@@ -499,6 +502,7 @@ m890_stream_create_config(m890_device_t dev,
 
 M890_EXPORT m890_status_t m890_stream_destroy(m890_stream_t s)
 {
+	M890_API_SCOPE;
 	struct drm_m890_queue_destroy qd;
 	m890_status_t st = m890_check(s, M890_OBJ_STREAM, "stream");
 	struct m890_device *dev;
@@ -511,7 +515,9 @@ M890_EXPORT m890_status_t m890_stream_destroy(m890_stream_t s)
 		if (m890_stream_flush(s) == M890_SUCCESS)
 			m890_stream_wait_point(s, s->last_seqno, s->timeout_ns);
 	}
-	m890_obj_unregister(s);
+	st = m890_obj_unregister(s);
+	if (st)
+		return st;
 	memset(&qd, 0, sizeof(qd));
 	qd.queue_id = s->queue_id;
 	drmIoctl(dev->fd, DRM_IOCTL_M890_QUEUE_DESTROY, &qd);
@@ -525,6 +531,7 @@ M890_EXPORT m890_status_t m890_stream_destroy(m890_stream_t s)
 
 M890_EXPORT m890_status_t m890_stream_synchronize(m890_stream_t s)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_stream_flush(s);
 
 	if (st)
@@ -534,6 +541,7 @@ M890_EXPORT m890_status_t m890_stream_synchronize(m890_stream_t s)
 
 M890_EXPORT m890_status_t m890_stream_query(m890_stream_t s)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_stream_flush(s);
 
 	if (st)
@@ -544,6 +552,7 @@ M890_EXPORT m890_status_t m890_stream_query(m890_stream_t s)
 M890_EXPORT m890_status_t m890_stream_get_async_error(m890_stream_t s,
 						      m890_status_t *error)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(s, M890_OBJ_STREAM, "stream",
 					  error, "m890_stream_get_async_error");
 
@@ -556,6 +565,7 @@ M890_EXPORT m890_status_t m890_stream_get_async_error(m890_stream_t s,
 M890_EXPORT m890_status_t m890_stream_device(m890_stream_t s,
 					     m890_device_t *device)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check_out(s, M890_OBJ_STREAM, "stream",
 					  device, "m890_stream_device");
 
@@ -600,6 +610,7 @@ static m890_status_t enqueue_copy(struct m890_stream *s, uint64_t dst,
 M890_EXPORT m890_status_t m890_memcpy(m890_stream_t s, uint64_t dst_va,
 				      uint64_t src_va, uint64_t bytes)
 {
+	M890_API_SCOPE;
 	m890_status_t st = stream_check(s);
 
 	if (st)
@@ -668,6 +679,7 @@ M890_EXPORT m890_status_t m890_memcpy_htod(m890_stream_t s,
 					   m890_buffer_t src, uint64_t src_off,
 					   uint64_t bytes)
 {
+	M890_API_SCOPE;
 	return buf_copy(s, dst, dst_off, M890_MEM_HBM, src, src_off,
 			M890_MEM_HOST, bytes);
 }
@@ -677,6 +689,7 @@ M890_EXPORT m890_status_t m890_memcpy_dtoh(m890_stream_t s,
 					   m890_buffer_t src, uint64_t src_off,
 					   uint64_t bytes)
 {
+	M890_API_SCOPE;
 	return buf_copy(s, dst, dst_off, M890_MEM_HOST, src, src_off,
 			M890_MEM_HBM, bytes);
 }
@@ -686,6 +699,7 @@ M890_EXPORT m890_status_t m890_memcpy_dtod(m890_stream_t s,
 					   m890_buffer_t src, uint64_t src_off,
 					   uint64_t bytes)
 {
+	M890_API_SCOPE;
 	return buf_copy(s, dst, dst_off, M890_MEM_HBM, src, src_off,
 			M890_MEM_HBM, bytes);
 }
@@ -695,6 +709,7 @@ M890_EXPORT m890_status_t m890_memcpy_peer(m890_stream_t s,
 					   m890_buffer_t src, uint64_t src_off,
 					   uint64_t bytes)
 {
+	M890_API_SCOPE;
 	m890_status_t st = stream_check(s);
 
 	if (st)
@@ -723,6 +738,7 @@ M890_EXPORT m890_status_t m890_memcpy_2d(m890_stream_t s, uint64_t dst_va,
 					uint64_t src_pitch, uint64_t width,
 					uint64_t height)
 {
+	M890_API_SCOPE;
 	union m890_packet p;
 	m890_status_t st = stream_check(s);
 
@@ -766,6 +782,7 @@ M890_EXPORT m890_status_t m890_memcpy_2d(m890_stream_t s, uint64_t dst_va,
 M890_EXPORT m890_status_t m890_memset32(m890_stream_t s, uint64_t dst_va,
 					uint32_t pattern, uint64_t bytes)
 {
+	M890_API_SCOPE;
 	union m890_packet p;
 	m890_status_t st = stream_check(s);
 
@@ -800,6 +817,7 @@ M890_EXPORT m890_status_t m890_memset32(m890_stream_t s, uint64_t dst_va,
 M890_EXPORT m890_status_t m890_signal(m890_stream_t s, uint64_t sem_va,
 				      uint64_t value, enum m890_sem_op op)
 {
+	M890_API_SCOPE;
 	union m890_packet p;
 	m890_status_t st = stream_check(s);
 
@@ -823,6 +841,7 @@ M890_EXPORT m890_status_t m890_signal(m890_stream_t s, uint64_t sem_va,
 M890_EXPORT m890_status_t m890_wait(m890_stream_t s, uint64_t sem_va,
 				    uint64_t value, enum m890_sem_cond cond)
 {
+	M890_API_SCOPE;
 	union m890_packet p;
 	m890_status_t st = stream_check(s);
 

@@ -46,6 +46,9 @@ accel_count() {
 }
 
 check "module loaded with $cards accel nodes" test "$(accel_count)" = "$cards"
+# The debugfs directory of a card is named after its PCI address (uapi.rst).
+check "debugfs of accel0 at /sys/kernel/debug/accel/<pci address>/" sh -c \
+	'test -e "/sys/kernel/debug/accel/$(basename "$(readlink -f /sys/class/accel/accel0/device)")/hbm"'
 suite uapi m890_uapi_test
 suite xvm m890_xvm_test
 suite isolation m890_isolation_test

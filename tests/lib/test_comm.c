@@ -353,6 +353,15 @@ int main(void)
 		tap_ok(strstr(m890_get_last_error(), "rank 0 sends 64 bytes to rank 1, which expects 65") != NULL,
 		       "count mismatch names both ranks: %s", m890_get_last_error());
 		rc[1 * n + 0] = 64;
+		/* Rank 0's slots for ranks 0 and 1 overlap by one byte. */
+		rd[0 * n + 1] = 63;
+		TAP_STATUS(m890_alltoallv(comm, sb, sc, sd, rb, rc, rd, str),
+			   M890_ERROR_INVALID_ARGUMENT);
+		tap_ok(strstr(m890_get_last_error(),
+			      "rank 0's slots for rank 0 (64 bytes at 0) and rank 1 (64 bytes at 63) overlap") != NULL,
+		       "overlapping receive blocks are refused, naming them: %s",
+		       m890_get_last_error());
+		rd[0 * n + 1] = 64;
 		str[0] = str[1];
 		TAP_STATUS(m890_alltoall(comm, sb, rb, 64, str), M890_ERROR_DEVICE_MISMATCH);
 		str[0] = swapped;

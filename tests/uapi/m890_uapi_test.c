@@ -11,7 +11,8 @@
  * must fail its timeline point and stop only its own queue.  Race tests run
  * threads against each other (BO create vs close, submit vs queue destroy,
  * submit vs BO create/close, dma-buf export/import vs close).  Sizes past
- * 2^31 and 2^32 bytes, mmap at offsets inside a BO (refused), refused submissions
+ * 2^31 and 2^32 bytes, mmap at offsets inside a BO (refused on the accel
+ * fd, honoured on a dma-buf of it), two handles of one BO in a submission, refused submissions
  * (no timeline point may be used up) and output fields of BO_INFO are
  * checked against the "Kernel driver" classes of failure the project tests
  * for.
@@ -1194,6 +1195,106 @@ TEST_F(dev, mmap_offset_inside_bo)
 		munmap(all, bo.size);
 		EXPECT_EQ(0, gem_close(self->fd, bo.handle));
 	}
+}
+
+/*
+ * A dma-buf of a BO is mmap()ed at any page offset inside it (dma-buf
+ * checks the range): the mapping shows the BO from that offset on, for
+ * HBM and host BOs, through reads and writes; a range past the end is
+ * refused.
+ */
+TEST_F(dev, dmabuf_mmap_at_offset)
+{
+	static const __u32 kinds[] = { DRM_M890_BO_HBM, DRM_M890_BO_HOST };
+	struct drm_m890_bo_create bo;
+	__u32 *all, *part;
+	size_t k, i;
+	int dfd;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, bo_create(self->fd, 256 * 1024, kinds[k], &bo));
+		all = bo_map(self->fd, &bo);
+		ASSERT_NE(NULL, all);
+		for (i = 0; i < bo.size / 4; i++)
+			all[i] = 0xc0000000u + (__u32)i;
+		ASSERT_EQ(0, drmPrimeHandleToFD(self->fd, bo.handle, DRM_CLOEXEC | DRM_RDWR, &dfd));
+
+		part = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 64 * 1024);
+		ASSERT_NE(MAP_FAILED, part) TH_LOG("kind %zu: %s", k, strerror(errno));
+		EXPECT_EQ(0xc0000000u + 64 * 1024 / 4, part[0]) TH_LOG("kind %zu", k);
+		EXPECT_EQ(0xc0000000u + 128 * 1024 / 4 - 1, part[64 * 1024 / 4 - 1]);
+		part[1] = 0xabcdef01;
+		EXPECT_EQ(0xabcdef01, all[64 * 1024 / 4 + 1]);
+		EXPECT_EQ(1u, all[1] - 0xc0000000u);
+		munmap(part, 64 * 1024);
+
+		/* The last page; then one page past the end. */
+		part = mmap(NULL, 4096, PROT_READ, MAP_SHARED, dfd, bo.size - 4096);
+		ASSERT_NE(MAP_FAILED, part);
+		EXPECT_EQ(0xc0000000u + (__u32)(bo.size / 4) - 1024, part[0]);
+		munmap(part, 4096);
+		part = mmap(NULL, 8192, PROT_READ, MAP_SHARED, dfd, bo.size - 4096);
+		EXPECT_EQ(MAP_FAILED, part);
+		if (part != MAP_FAILED)
+			munmap(part, 8192);
+
+		close(dfd);
+		munmap(all, bo.size);
+		EXPECT_EQ(0, gem_close(self->fd, bo.handle));
+	}
+}
+
+static int gem_flink(int fd, __u32 handle, __u32 *name)
+{
+	struct drm_gem_flink f = { .handle = handle };
+	int ret = m890_ioctl(fd, DRM_IOCTL_GEM_FLINK, &f);
+
+	*name = f.name;
+	return ret;
+}
+
+static int gem_open(int fd, __u32 name, __u32 *handle)
+{
+	struct drm_gem_open o = { .name = name };
+	int ret = m890_ioctl(fd, DRM_IOCTL_GEM_OPEN, &o);
+
+	*handle = o.handle;
+	return ret;
+}
+
+/*
+ * A file holding two handles of one BO (GEM_OPEN of its own flink name)
+ * still submits: the reservation of the BO is taken once, and the job's
+ * fence reaches the BO through either handle.
+ */
+TEST_F(q, submit_with_two_handles_of_one_bo)
+{
+	struct drm_m890_bo_create bo;
+	union m890_packet p;
+	__u32 name, h2;
+	__u64 seq;
+	__u32 *m;
+
+	if (geteuid())
+		SKIP(return, "GEM_FLINK needs root");
+	ASSERT_EQ(0, bo_create(self->fd, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, gem_flink(self->fd, bo.handle, &name));
+	ASSERT_EQ(0, gem_open(self->fd, name, &h2));
+	EXPECT_NE(bo.handle, h2);
+
+	pkt_fill(&p, bo.va, bo.size, 0x0dd0dd0d);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+	m = bo_map(self->fd, &bo);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0x0dd0dd0d, m[0]);
+	EXPECT_EQ(0x0dd0dd0d, m[bo.size / 4 - 1]);
+	munmap(m, bo.size);
+	EXPECT_EQ(0, gem_close(self->fd, h2));
+	pkt_nop(&p);
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, &p, 1, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
 }
 
 /* BO_INFO fills every output field, whatever the caller left in them. */

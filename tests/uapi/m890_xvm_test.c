@@ -9,7 +9,8 @@
  * from card 1 on an export of card 0 of the same VM carries data both ways
  * and reports DRM_M890_BO_PEER, a revoked or freed export cannot be opened
  * again and the windows already open on it fault (the driver clears their
- * PTEs: the switch checks windows only between VMs), several window BOs
+ * PTEs: the switch checks windows only between VMs), in every file that
+ * opened the window by a flink name too, several window BOs
  * on one export share the switch's one window,
  * and the export slots run out with -ENOSPC and come back.
  *
@@ -366,6 +367,108 @@ TEST_F(xvm, same_vm_window_faults_after_revoke_and_free)
 	ASSERT_NE(NULL, m);
 	EXPECT_EQ(0, m[0]);
 	munmap(m, bo2.size);
+}
+
+static int gem_flink(int fd, __u32 handle, __u32 *name)
+{
+	struct drm_gem_flink f = { .handle = handle };
+	int ret = m890_ioctl(fd, DRM_IOCTL_GEM_FLINK, &f);
+
+	*name = f.name;
+	return ret;
+}
+
+static int gem_open(int fd, __u32 name, __u32 *handle, __u64 *size)
+{
+	struct drm_gem_open o = { .name = name };
+	int ret = m890_ioctl(fd, DRM_IOCTL_GEM_OPEN, &o);
+
+	*handle = o.handle;
+	*size = o.size;
+	return ret;
+}
+
+/*
+ * A window can reach files other than its importer's: B imports it and
+ * flinks it, C (another file of card 1) opens the name and gets its own
+ * mapping.  A revoke, and the free of the exported BO, must clear C's
+ * mapping too: C's FILL then faults, and the BO that gets the freed HBM
+ * range next (a client D of card 0) keeps its contents.  A revoked
+ * window cannot be opened again.
+ */
+TEST_F(xvm, window_opened_by_name_goes_on_revoke_and_free)
+{
+	struct drm_m890_fabric_import im;
+	struct drm_m890_fabric_export ex;
+	struct drm_m890_bo_create bo, bo2;
+	__u32 name, hc, hc2;
+	int b, c, d;
+	__u64 size;
+	__u32 *m;
+	__u64 vc;
+	struct drm_m890_bo_info bi;
+
+	if (geteuid())
+		SKIP(return, "GEM_FLINK needs root");
+	c = open(ACCEL1, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c);
+	d = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, d);
+
+	ASSERT_EQ(0, bo_create(self->fd0, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	ASSERT_EQ(0, fabric_export(self->fd0, bo.handle, 0, 0, &ex));
+	ASSERT_EQ(0, fabric_import(self->fd1, ex.fabric_id, ex.key, &im));
+	ASSERT_EQ(0, gem_flink(self->fd1, im.handle, &name));
+	ASSERT_EQ(0, gem_open(c, name, &hc, &size));
+	EXPECT_EQ(im.size, size);
+	ASSERT_EQ(0, bo_info(c, hc, &bi));
+	vc = bi.va;
+	ASSERT_NE(0, vc);
+	EXPECT_EQ(1, fill_through(_metadata, c, vc, 0x11111111));
+	m = bo_map(self->fd0, &bo);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0x11111111, m[0]);
+
+	/* Revoked: every file's mapping faults, the BO keeps its data. */
+	ASSERT_EQ(0, fabric_revoke(self->fd0, bo.handle, 0));
+	EXPECT_GT(0, fill_through(_metadata, self->fd1, im.va, 0x22222222));
+	EXPECT_GT(0, fill_through(_metadata, c, vc, 0x33333333));
+	EXPECT_EQ(0x11111111, m[0]);
+	EXPECT_EQ(-ENODEV, gem_open(c, name, &hc2, &size));
+	munmap(m, bo.size);
+	EXPECT_EQ(0, gem_close(c, hc));
+	EXPECT_EQ(0, gem_close(self->fd1, im.handle));
+
+	/*
+	 * Exported again, imported and opened by name in two new files (the
+	 * faults made B's and C's contexts bad); then the BO freed and its
+	 * range given to D.
+	 */
+	close(c);
+	b = open(ACCEL1, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, b);
+	c = open(ACCEL1, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, fabric_export(self->fd0, bo.handle, 0, 0, &ex));
+	ASSERT_EQ(0, fabric_import(b, ex.fabric_id, ex.key, &im));
+	ASSERT_EQ(0, gem_flink(b, im.handle, &name));
+	ASSERT_EQ(0, gem_open(c, name, &hc, &size));
+	ASSERT_EQ(0, bo_info(c, hc, &bi));
+	vc = bi.va;
+	EXPECT_EQ(1, fill_through(_metadata, c, vc, 0x44444444));
+	ASSERT_EQ(0, gem_close(self->fd0, bo.handle));
+	ASSERT_EQ(0, bo_create(d, 64 * 1024, DRM_M890_BO_HBM, &bo2));
+	m = bo_map(d, &bo2);
+	ASSERT_NE(NULL, m);
+	m[0] = 0xd0d0d0d0;
+	EXPECT_GT(0, fill_through(_metadata, c, vc, 0x55555555));
+	EXPECT_GT(0, fill_through(_metadata, b, im.va, 0x66666666));
+	EXPECT_EQ(0xd0d0d0d0, m[0]);
+	EXPECT_EQ(0, m[1]);
+	munmap(m, bo2.size);
+	close(b);
+	close(c);
+	close(d);
 }
 
 TEST_F(xvm, window_cannot_be_exported_or_shared)

@@ -113,6 +113,23 @@ static void test_a2a(void)
 	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
 	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "rank 1's slot for rank 2") &&
 	   strstr(msg, "receive buffer"), "a wrapping receive displacement is refused", msg);
+	a2a_fill(64);
+	r1->rows[3 * R + 2] = 32;	/* rank 1's slot for 2 inside the one for 0 */
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT &&
+	   strstr(msg, "rank 1's slots for rank 0 (64 bytes at 0) and rank 2 (64 bytes at 32) overlap"),
+	   "overlapping receive blocks are refused, naming both", msg);
+	a2a_fill(64);
+	r1->rows[3 * R + 2] = 64;	/* the same slot as rank 1's own */
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_ERROR_INVALID_ARGUMENT && strstr(msg, "overlap"),
+	   "two senders' blocks at one offset are refused", msg);
+	a2a_fill(64);
+	r1->rows[2 * R + 2] = 0;	/* an empty block may sit anywhere */
+	m890_a2a_rec_at(recs, R, 2)->rows[1] = 0;
+	r1->rows[3 * R + 2] = 0;
+	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
+	ok(st == M890_SUCCESS, "an empty block at another block's offset is accepted", msg);
 	a2a_fill(0);
 	st = m890_a2a_check(R, recs, "alltoallv", msg, sizeof(msg));
 	ok(st == M890_SUCCESS, "all-zero exchange with empty buffers accepted", msg);
