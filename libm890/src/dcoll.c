@@ -682,6 +682,7 @@ M890_EXPORT m890_status_t m890_allreduce(m890_comm_t comm,
 					 const m890_stream_t *streams,
 					 const struct m890_coll_opts *opts)
 {
+	M890_API_SCOPE;
 	struct dcall k = { .c = comm, .what = "allreduce", .kind = DK_ALLREDUCE,
 			   .count = count, .type = type, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
@@ -698,6 +699,7 @@ M890_EXPORT m890_status_t m890_reduce_scatter(m890_comm_t comm,
 					      const m890_stream_t *streams,
 					      const struct m890_coll_opts *opts)
 {
+	M890_API_SCOPE;
 	struct dcall k = { .c = comm, .what = "reduce_scatter",
 			   .kind = DK_REDUCE_SCATTER, .count = recvcount,
 			   .type = type, .sb = sendbufs, .rb = recvbufs,
@@ -713,6 +715,7 @@ M890_EXPORT m890_status_t m890_allgather(m890_comm_t comm,
 					 const m890_stream_t *streams,
 					 const struct m890_coll_opts *opts)
 {
+	M890_API_SCOPE;
 	struct dcall k = { .c = comm, .what = "allgather", .kind = DK_ALLGATHER,
 			   .count = bytes_per_rank, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
@@ -727,6 +730,7 @@ M890_EXPORT m890_status_t m890_broadcast(m890_comm_t comm,
 					 const m890_stream_t *streams,
 					 const struct m890_coll_opts *opts)
 {
+	M890_API_SCOPE;
 	struct dcall k = { .c = comm, .what = "broadcast", .kind = DK_BROADCAST,
 			   .count = bytes, .root = root, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
@@ -738,6 +742,7 @@ M890_EXPORT m890_status_t m890_barrier(m890_comm_t comm,
 				       const m890_stream_t *streams,
 				       const struct m890_coll_opts *opts)
 {
+	M890_API_SCOPE;
 	struct dcall k = { .c = comm, .what = "barrier", .kind = DK_BARRIER,
 			   .streams = streams, .opts = opts };
 

@@ -251,6 +251,7 @@ M890_EXPORT m890_status_t m890_event_get_timestamp(m890_event_t ev,
 M890_EXPORT m890_status_t m890_stream_wait_event(m890_stream_t s,
 						 m890_event_t ev)
 {
+	M890_API_SCOPE;
 	m890_status_t st = m890_check(ev, M890_OBJ_EVENT, "event");
 
 	if (st)
