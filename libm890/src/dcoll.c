@@ -634,6 +634,8 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 		st = m890_fail(st, "%s", msg);
 		goto out;
 	}
+	if (m890_comm_group_dry(c))
+		goto out;
 	if (k->kind != DK_BARRIER && !k->count)
 		goto events;
 	if (is_reduction(k->kind)) {
@@ -686,6 +688,13 @@ M890_EXPORT m890_status_t m890_allreduce(m890_comm_t comm,
 			   .count = count, .type = type, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLREDUCE, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = count, .type = (int)type, .op = (int)op,
+					 .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, (int32_t)op);
 }
 
@@ -703,6 +712,13 @@ M890_EXPORT m890_status_t m890_reduce_scatter(m890_comm_t comm,
 			   .type = type, .sb = sendbufs, .rb = recvbufs,
 			   .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_REDUCE_SCATTER, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = recvcount, .type = (int)type, .op = (int)op,
+					 .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, (int32_t)op);
 }
 
@@ -717,6 +733,13 @@ M890_EXPORT m890_status_t m890_allgather(m890_comm_t comm,
 			   .count = bytes_per_rank, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLGATHER, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = bytes_per_rank, .streams = streams,
+					 .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }
 
@@ -731,6 +754,13 @@ M890_EXPORT m890_status_t m890_broadcast(m890_comm_t comm,
 			   .count = bytes, .root = root, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_BROADCAST, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = bytes, .root = root, .streams = streams,
+					 .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }
 
@@ -741,5 +771,10 @@ M890_EXPORT m890_status_t m890_barrier(m890_comm_t comm,
 	struct dcall k = { .c = comm, .what = "barrier", .kind = DK_BARRIER,
 			   .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_BARRIER, .c = comm, .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }

@@ -326,6 +326,57 @@ struct m890_dcoll **m890_comm_dcoll(struct m890_comm *c);
 /* Buffers local rank @i registered so far (the next one's number). */
 unsigned int m890_comm_nreg(struct m890_comm *c, int i);
 
+/*
+ * group.c: m890_group_start() .. m890_group_end().  Inside a group each
+ * collective records its arguments with m890_group_add() and returns;
+ * m890_group_end() runs the calls of each communicator with the
+ * communicator's group state set, which m890_comm_allgather_host() hands
+ * to m890_group_gather().
+ */
+#define M890_GROUP_MAX_CALLS	64
+enum m890_gkind {
+	M890_G_ALLREDUCE = 1,
+	M890_G_REDUCE_SCATTER,
+	M890_G_ALLGATHER,
+	M890_G_BROADCAST,
+	M890_G_BARRIER,
+	M890_G_ALLTOALL,
+	M890_G_ALLTOALLV,
+	M890_G_SENDRECV,
+};
+/* A call's arguments; the arrays have nlocal entries (rows: nlocal * n). */
+struct m890_gcall {
+	enum m890_gkind kind;
+	struct m890_comm *c;
+	const m890_buffer_t *sb, *rb;
+	const m890_stream_t *streams;
+	const uint64_t *sc, *sd, *rc, *rd;
+	const struct m890_p2p *ops;
+	size_t nops;
+	uint64_t count;			/* elements or bytes */
+	int type, op, root;
+	const struct m890_coll_opts *opts;
+};
+struct m890_group_state;
+/* Inside m890_group_start() .. m890_group_end() on this thread. */
+bool m890_group_active(void);
+/* Record @g (arrays copied) for m890_group_end(). */
+m890_status_t m890_group_add(const struct m890_gcall *g);
+/* m890_comm_allgather_host() while a group runs on @c. */
+m890_status_t m890_group_gather(struct m890_group_state *gs,
+				struct m890_comm *c, const char *what,
+				const void *const *mine, size_t bytes, void *all);
+/* The dry run: a call stops after its global checks (st = success). */
+bool m890_group_dry(const struct m890_group_state *gs);
+/* comm.c: the communicator's group state (NULL outside m890_group_end()). */
+struct m890_group_state **m890_comm_group(struct m890_comm *c);
+/* m890_comm_allgather_host() with no group in the way. */
+m890_status_t m890_comm_allgather_now(struct m890_comm *c, const char *what,
+				      const void *const *mine, size_t bytes,
+				      void *all);
+/* The calls stop after their global checks (a group's dry run). */
+bool m890_comm_group_dry(struct m890_comm *c);
+
 /* bootstrap.c */
 struct m890_boot;
 m890_status_t m890_boot_open(const char *path, int rank, int n,
