@@ -7,8 +7,8 @@
 # Debian packages the goals need (scripts/deps.sh) and then runs make again
 # with M890_MAKE_STAGE=2 and the same goals and variables.  Stage 2 is the
 # build itself; its makefiles ask pkg-config for flags, which only works
-# once the packages are there.  `make help` and `make clean` install
-# nothing and need no root.
+# once the packages are there.  `make help`, `make clean` and `make
+# uninstall` install nothing (and the first two need no root).
 
 M890_CACHE ?= $(HOME)/.cache/m890
 export M890_CACHE
@@ -16,12 +16,12 @@ export M890_CACHE
 ifeq ($(M890_MAKE_STAGE),)
 # ---- stage 1: packages first ----
 M890_GOALS := $(or $(MAKECMDGOALS),all)
-M890_DEPS_GOALS := $(filter-out help clean,$(M890_GOALS))
+M890_DEPS_GOALS := $(filter-out help clean uninstall dkms-uninstall,$(M890_GOALS))
 ifeq ($(M890_DEPS_GOALS),)
 M890_DEPS :=
 else ifneq ($(filter bench,$(M890_DEPS_GOALS)),)
 M890_DEPS := bench
-else ifeq ($(filter-out install,$(M890_DEPS_GOALS)),)
+else ifeq ($(filter-out install install-user dkms-install dkms-source,$(M890_DEPS_GOALS)),)
 M890_DEPS := install
 else
 M890_DEPS := build
@@ -46,6 +46,7 @@ GUEST_TIMEOUT ?= 900
 CMD ?=
 
 BUILD := build
+include scripts/version.mk
 LOGDIR := $(BUILD)/logs
 KREL = $(shell cat $(M890_CACHE)/kernel/release 2>/dev/null)
 KDIR = /lib/modules/$(KREL)/build
@@ -58,7 +59,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest guest-args shell run check \
-	check-unit bench clean help install
+	check-unit bench clean help
 all: module qemu userspace
 
 help:
@@ -72,7 +73,10 @@ help:
 	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND QEMU_OPTS GUEST_PROGRAMS"
 	@echo "  (your own programs for the guest: user/README.md)"
 	@echo "make module|qemu|userspace|image|clean"
-	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  icnctl, libm890, man page, completion"
+	@echo "make install [PREFIX=/usr/local] [LIBDIR=] [DESTDIR=]  libm890, icnctl, icn-switchd,"
+	@echo "                         the perf tools, man pages, m890.ko through DKMS"
+	@echo "make uninstall           (same variables) remove what make install put there"
+	@echo "make dkms-install|dkms-uninstall  only the module through DKMS"
 
 # ---- dependencies (Debian archive only; idempotent, quiet when present) ----
 # Stage 1 has run scripts/deps.sh for the goals already.
@@ -137,7 +141,9 @@ run: guest-args qemu image
 # All-to-all against Open MPI and memcpy, EP dispatch/combine; see
 # Documentation/performance.rst.  64 MiB per peer on 8 cards needs about
 # 1 GiB of HBM per card (a power of two: 2048 MiB by default for bench).
-A2A_ARGS ?= -b 1K -e 64M -f 4 -n 5 -w 1 -c 1
+# Sizes are the bytes one rank sends in all (nccl-tests): 1 KiB to 64 MiB
+# per peer.
+A2A_ARGS ?= -b $(CARDS)K -e $(shell echo $$((64 * $(CARDS))))M -f 4 -n 5 -w 1 -c 1
 EP_ARGS ?= -n 3 -w 1
 BENCH_HBM_MB ?= 2048
 BENCH_TIMEOUT ?= 3600
@@ -148,32 +154,16 @@ bench: qemu image
 
 # ---- tests ----
 check: qemu image
-	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) scripts/check.sh
+	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) KDIR=$(KDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config \
+		scripts/check.sh
 
 # The host unit tests alone (the first suites of make check): no kernel,
 # QEMU or guest.
 check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
 	@scripts/check-unit.sh
 
-# ---- install: icnctl (+ man page, bash completion) and libm890 ----
-PREFIX ?= /usr/local
-DESTDIR ?=
-INSTALL ?= install
-install: $(BUILD)/bin/icnctl $(BUILD)/lib/libm890.so.1.0.0
-	$(INSTALL) -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	$(INSTALL) -m 755 $(BUILD)/bin/icnctl $(DESTDIR)$(PREFIX)/sbin/icnctl
-	$(INSTALL) -m 644 icnctl/icnctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/icnctl.8
-	$(INSTALL) -m 644 icnctl/icnctl.bash-completion \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/icnctl
-	$(INSTALL) -m 755 $(BUILD)/lib/libm890.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libm890.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/libm890.so.1
-	ln -sf libm890.so.1 $(DESTDIR)$(PREFIX)/lib/libm890.so
-	$(INSTALL) -m 644 libm890/include/m890.h $(DESTDIR)$(PREFIX)/include/m890.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' -e 's|@REQUIRES@|libdrm|' \
-		libm890/m890.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/m890.pc
-	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/m890.pc
+# ---- install, uninstall, DKMS (scripts/install.mk) ----
+include scripts/install.mk
 
 clean:
 	rm -rf $(BUILD) m890.ko m890.mod* *.o .*.cmd Module.symvers modules.order \

@@ -43,7 +43,8 @@
 #include <drm/drm_mm.h>
 #include <drm/drm_print.h>
 
-#if __has_include("m890_config.h")
+/* Kbuild defines M890_HAVE_CONFIG_H when the probes wrote the header. */
+#ifdef M890_HAVE_CONFIG_H
 #include "m890_config.h"
 #else
 #define M890_HAVE_DRM_DRIVER_DATE 1	/* plain 6.12 */

@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ICNCTL_VERSION "0.1.0"
+/* The stack's version (the file VERSION), passed by icnctl.mk. */
+#define ICNCTL_VERSION M890_VERSION_STRING
 
 /* Exit codes. */
 enum {

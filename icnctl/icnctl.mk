@@ -15,6 +15,7 @@
 M890_BUILD ?= build
 CC ?= cc
 include scripts/pkg-config.mk
+include scripts/version.mk
 
 ICNCTL_OBJDIR := $(M890_BUILD)/obj/icnctl
 ICNCTL_SRCS := $(sort $(wildcard icnctl/*.c))
@@ -31,7 +32,7 @@ ICNCTL_JSON_LIBS = $(call m890_pkg_config,ICNCTL_JSON_LIBS,--libs json-c)
 ICNCTL_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wmissing-prototypes -Wstrict-prototypes
 ICNCTL_CFLAGS = $(ICNCTL_WARN) -O2 -g -Iicnctl -Iuapi \
-	$(ICNCTL_PKG_CFLAGS) $(CFLAGS_EXTRA)
+	-DM890_VERSION_STRING='"$(M890_VERSION)"' $(ICNCTL_PKG_CFLAGS) $(CFLAGS_EXTRA)
 ICNCTL_LIBS = $(ICNCTL_PKG_LIBS)
 ICNCTL_BIN := $(M890_BUILD)/bin/icnctl
 
@@ -44,6 +45,7 @@ userspace: icnctl icnctl-unit-build
 $(ICNCTL_OBJDIR)/%.o: icnctl/%.c $(ICNCTL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ICNCTL_CFLAGS) -c -o $@ $<
+$(ICNCTL_OBJDIR)/main.o: VERSION
 
 $(ICNCTL_BIN): $(ICNCTL_OBJS)
 	@mkdir -p $(@D)

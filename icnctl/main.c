@@ -63,8 +63,28 @@ static int cmd_help(struct icn_ctx *ctx)
 	return EXIT_OK;
 }
 
+/*
+ * The loaded m890.ko's MODULE_VERSION (sysfs, as modinfo shows it), in
+ * @buf; false when the module is not loaded or has no version.
+ */
+static bool kernel_version(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/module/m890/version", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] != '\0';
+}
+
 static int cmd_version(struct icn_ctx *ctx)
 {
+	char kver[64];
 	static const char *const words[] = { "help" };
 
 	if (ctx->argc == 1 && match_word(ctx->argv[0], words, 1) == 0) {
@@ -79,6 +99,8 @@ static int cmd_version(struct icn_ctx *ctx)
 	out_str("icnctl", "icnctl", ICNCTL_VERSION);
 	out_str("family", "family", ICN_FAMILY_NAME);
 	out_u32("family_version", "family-version", ICN_FAMILY_VERSION);
+	out_str("kernel", "kernel",
+		kernel_version(kver, sizeof(kver)) ? kver : "not-loaded");
 	out_obj_end();
 	return out_finish() ? EXIT_FAIL : EXIT_OK;
 }

@@ -16,9 +16,12 @@
 M890_BUILD ?= build
 CC ?= cc
 include scripts/pkg-config.mk
+include scripts/version.mk
 
-LIBM890_SONAME := libm890.so.1
-LIBM890_REAL := libm890.so.1.0.0
+# The file name carries the stack's version; the soname only its major
+# number (a new minor adds a symbol node to libm890.map, never removes).
+LIBM890_SONAME := libm890.so.$(M890_VERSION_MAJOR)
+LIBM890_REAL := libm890.so.$(M890_VERSION)
 LIBM890_OBJDIR := $(M890_BUILD)/obj/libm890
 LIBM890_SRCS := $(sort $(wildcard libm890/src/*.c))
 LIBM890_OBJS := $(patsubst libm890/src/%.c,$(LIBM890_OBJDIR)/%.o,$(LIBM890_SRCS))
@@ -31,8 +34,11 @@ LIBM890_PKG_CFLAGS = $(call m890_pkg_config,LIBM890_PKG_CFLAGS,--cflags $(LIBM89
 LIBM890_PKG_LIBS = $(call m890_pkg_config,LIBM890_PKG_LIBS,--libs $(LIBM890_PKGS))
 LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wmissing-prototypes -Wstrict-prototypes -Wshadow
+LIBM890_VERSION_DEFS := -DM890_BUILD_VERSION_MAJOR=$(M890_VERSION_MAJOR) \
+	-DM890_BUILD_VERSION_MINOR=$(M890_VERSION_MINOR) \
+	-DM890_BUILD_VERSION_PATCH=$(M890_VERSION_PATCH)
 LIBM890_CFLAGS = $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
-	-Ilibm890/include -Ilibm890/src -Iuapi \
+	-Ilibm890/include -Ilibm890/src -Iuapi $(LIBM890_VERSION_DEFS) \
 	$(LIBM890_PKG_CFLAGS) $(CFLAGS_EXTRA)
 LIBM890_LIBS = $(LIBM890_PKG_LIBS) -lpthread -lm
 
@@ -54,12 +60,13 @@ libm890: $(LIBM890_LIB) $(LIBM890_PUBHDR) $(LIBM890_PC) $(LIBM890_A2A)
 # The top-level userspace target builds everything a guest image holds.
 userspace: libm890 libm890-unit-build
 
-$(LIBM890_OBJDIR)/%.o: libm890/src/%.c $(LIBM890_HDRS)
+$(LIBM890_OBJDIR)/%.o: libm890/src/%.c $(LIBM890_HDRS) VERSION
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_CFLAGS) -c -o $@ $<
 
 $(LIBM890_LIB): $(LIBM890_OBJS) libm890/libm890.map
 	@mkdir -p $(@D)
+	rm -f $(filter-out $@,$(wildcard $(M890_BUILD)/lib/libm890.so.*.*.*))
 	$(CC) -shared -Wl,-soname,$(LIBM890_SONAME) \
 		-Wl,--version-script=libm890/libm890.map -Wl,--no-undefined \
 		-o $@ $(LIBM890_OBJS) $(LIBM890_LIBS)
@@ -70,19 +77,24 @@ $(LIBM890_PUBHDR): libm890/include/m890.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(LIBM890_PC): libm890/m890.pc.in libm890/libm890.mk
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(abspath $(M890_BUILD))|' \
-	    -e 's|@VERSION@|0.1.0|' \
-	    -e 's|@REQUIRES@|$(LIBM890_PKGS)|' $< > $@
+# LIBM890_PC_SED PREFIX LIBDIR INCLUDEDIR: m890.pc.in to a .pc (also used
+# by `make install`).
+LIBM890_PC_SED = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' \
+	-e 's|@INCLUDEDIR@|$(3)|' -e 's|@VERSION@|$(M890_VERSION)|' \
+	-e 's|@REQUIRES@|$(LIBM890_PKGS)|' libm890/m890.pc.in
 
-$(LIBM890_A2A): libm890/examples/m890_a2a.c libm890/examples/a2a_fabric.c \
+$(LIBM890_PC): libm890/m890.pc.in libm890/libm890.mk VERSION
+	@mkdir -p $(@D)
+	$(call LIBM890_PC_SED,$(abspath $(M890_BUILD)),$${prefix}/lib,$${prefix}/include) >$@
+
+LIBM890_A2A_SRCS := libm890/examples/m890_a2a.c libm890/examples/a2a_fabric.c
+$(LIBM890_A2A): $(LIBM890_A2A_SRCS) \
 		libm890/examples/a2a_fabric.h libm890/examples/a2a_pattern.h \
 		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ libm890/examples/m890_a2a.c \
-		libm890/examples/a2a_fabric.c $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(LIBM890_A2A_SRCS) \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).
@@ -91,7 +103,7 @@ LIBM890_UNIT_SRCS := tests/unit/mx_lib_test.c libm890/src/status.c \
 LIBM890_UNIT_DEPS := $(LIBM890_UNIT_SRCS) libm890/examples/a2a_pattern.h \
 	$(LIBM890_HDRS)
 LIBM890_UNIT_CFLAGS = $(LIBM890_WARN) -O1 -g -Ilibm890/include -Ilibm890/src \
-	-Iuapi -Ilibm890/examples $(LIBM890_PKG_CFLAGS)
+	-Iuapi -Ilibm890/examples $(LIBM890_VERSION_DEFS) $(LIBM890_PKG_CFLAGS)
 LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 

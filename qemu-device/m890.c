@@ -664,6 +664,23 @@ static const Property m890_properties[] = {
     DEFINE_PROP_UINT32("queues", M890State, num_queues, 16),
 };
 
+/* What `-device m890,help` says of each property (one line each). */
+static const struct {
+    const char *name;
+    const char *desc;
+} m890_property_descs[] = {
+    { "memdev", "memory backend holding the card's HBM (required; a power "
+      "of two of at least 4 KiB; shared memory for several VMs)" },
+    { "switch", "icn-switch object the card is cabled to (none: no fabric)" },
+    { "port", "switch port 0..63 of the card (required with 'switch'; "
+      "255: not cabled)" },
+    { "switch-mgmt", "whether the card may change switch state: ports, "
+      "routes, partitions (spec 8.3)" },
+    { "trust-domain", "trust domain of the card on the switch: exports are "
+      "checked between domains (spec 8.7; test setups)" },
+    { "queues", "hardware queues of the card, 1..16" },
+};
+
 static void m890_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -683,6 +700,11 @@ static void m890_class_init(ObjectClass *klass, void *data)
     dc->desc = "M890 AI accelerator";
     dc->vmsd = &m890_vmstate;
     device_class_set_props(dc, m890_properties);
+    for (size_t i = 0; i < ARRAY_SIZE(m890_property_descs); i++) {
+        object_class_property_set_description(klass,
+                                              m890_property_descs[i].name,
+                                              m890_property_descs[i].desc);
+    }
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 

@@ -184,16 +184,6 @@ static void icn_switch_set_socket(Object *obj, const char *value,
     sw->socket = g_strdup(value);
 }
 
-static void icn_switch_instance_init(Object *obj)
-{
-    IcnSwitchState *sw = ICN_SWITCH(obj);
-
-    object_property_add_uint32_ptr(obj, "switch-id", &sw->switch_id,
-                                   OBJ_PROP_FLAG_READWRITE);
-    object_property_add_str(obj, "socket", icn_switch_get_socket,
-                            icn_switch_set_socket);
-}
-
 static void icn_switch_instance_finalize(Object *obj)
 {
     IcnSwitchState *sw = ICN_SWITCH(obj);
@@ -210,13 +200,25 @@ static void icn_switch_class_init(ObjectClass *oc, void *data)
 
     ucc->complete = icn_switch_complete;
     ucc->can_be_deleted = icn_switch_can_be_deleted;
+
+    /* Class properties, so that `-object icn-switch,help` lists them. */
+    object_class_property_add_uint32_ptr(oc, "switch-id",
+                                         offsetof(IcnSwitchState, switch_id),
+                                         OBJ_PROP_FLAG_READWRITE);
+    object_class_property_set_description(oc, "switch-id",
+        "switch id the cards report, default 0 (not used with 'socket': "
+        "icn-switchd -i sets it)");
+    object_class_property_add_str(oc, "socket", icn_switch_get_socket,
+                                  icn_switch_set_socket);
+    object_class_property_set_description(oc, "socket",
+        "Unix socket of an icn-switchd to join (cards of several VMs on one "
+        "fabric); unset: the switch lives in this QEMU process only");
 }
 
 static const TypeInfo icn_switch_info = {
     .name = TYPE_ICN_SWITCH,
     .parent = TYPE_OBJECT,
     .instance_size = sizeof(IcnSwitchState),
-    .instance_init = icn_switch_instance_init,
     .instance_finalize = icn_switch_instance_finalize,
     .class_init = icn_switch_class_init,
     .interfaces = (InterfaceInfo[]) {

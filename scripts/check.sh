@@ -10,7 +10,7 @@
 # output goes to build/logs/<suite>.log and a line per suite is printed.
 #
 # Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
-# QTEST_DIR; CHECK_CARDS, CHECK_VMS=0 (skip the suites of several VMs),
+# QTEST_DIR, KDIR and M890_CONFIG_DIR (the module's build, for sparse); CHECK_CARDS, CHECK_VMS=0 (skip the suites of several VMs),
 # CHECK_SUPERNODE=0 (skip the 64-card suites).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +21,10 @@ passed=0 failed=0 skipped=0
 # count_tap LOG: add the ok / not ok lines of a TAP log to the totals.
 count_tap() {
 	local p f s
-	p=$(grep -cE '^ *ok [0-9]+' "$1" | head -1)
-	s=$(grep -cE '^ *ok [0-9]+.*# *SKIP' "$1" | head -1)
-	f=$(grep -cE '^ *not ok [0-9]+' "$1" | head -1)
+	# (a guest of several VMs prefixes its lines with "[vmN] ")
+	p=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+' "$1" | head -1)
+	s=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+.*# *SKIP' "$1" | head -1)
+	f=$(grep -cE '^(\[vm[0-9]+\] )? *not ok [0-9]+' "$1" | head -1)
 	p=$((p - s))
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "$2" "$p" "$f" "$s" "${1#"$top"/}"
@@ -42,18 +43,29 @@ run_suite() {
 		failed=$((failed + 1))
 	fi
 	if [ $failed != "$f0" ]; then
-		grep -E '^ *not ok|^#.*(FAIL|fail)|guest-run:' "$log" | head -20 | sed 's/^/    /'
+		grep -E '^(\[vm[0-9]+\] )?( *not ok|#.*(FAIL|fail))|guest-run:' "$log" | head -20 |
+			sed 's/^/    /'
 	fi
 }
 
-# 1. Host unit tests, plain and sanitized.
-for t in "$top"/build/unit/*_test "$top"/build/unit-san/*_test; do
-	[ -x "$t" ] || continue
-	run_suite "unit-$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
-done
+# 1. Host unit tests, plain and sanitized, under prove (scripts/check-unit.sh:
+# prove parses and summarises their TAP; its summary gives the counts).
+"$top/scripts/check-unit.sh" | tee "$logdir/check-unit.log" | sed -n '/^Test Summary/,$p;/^Files=/p' |
+	grep -v '^[0-9]* passed' | sed 's/^/    /'
+unit_rc=${PIPESTATUS[0]}
+read -r up _ uf _ us _ < <(tail -n 1 "$logdir/check-unit.log")
+case "$up$uf$us" in
+*[!0-9]* | '') up=0 uf=1 us=0 ;;
+esac
+passed=$((passed + up)) failed=$((failed + uf)) skipped=$((skipped + us))
+[ "$unit_rc" = 0 ] || [ "$uf" != 0 ] || failed=$((failed + 1))
+printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "unit (prove)" "$up" "$uf" "$us" \
+	"build/logs/unit.log"
 
-# Kernel coding style of the driver and its shared headers.
+# Kernel coding style of the driver and its shared headers, and sparse
+# (make C=2, endian checks) over the driver.
 run_suite checkpatch "$top/scripts/checkpatch.sh"
+run_suite sparse "$top/scripts/sparse.sh" "${KDIR:?}" "${M890_CONFIG_DIR:?}"
 # QEMU coding style of the device model, icn-switchd and the qtests.
 run_suite qemu-style "$top/scripts/qemu-style.sh"
 
@@ -63,6 +75,9 @@ for t in "${QTEST_DIR:?}"/*-test; do
 	run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" \
 		ICN_SWITCHD="$top/build/host/icn-switchd" "$t" --tap -k
 done
+
+# QEMU's introspection: every property of m890 and icn-switch described.
+run_suite qemu-help sh "$top/tests/qtest/m890-help-test.sh" "$top" "$QEMU"
 
 # 3. In-guest suites, one boot per card count.
 for n in ${CHECK_CARDS:-8 2}; do

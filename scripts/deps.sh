@@ -9,8 +9,10 @@
 #   deps.sh [build] the build, `make run` and `make check`
 #   deps.sh bench   also what `make bench` needs (Open MPI for the host
 #                   baseline; gnuplot is always installed)
-#   deps.sh install only what `make install` compiles with (icnctl and
-#                   libm890: compiler, pkg-config, libdrm, libnl, json-c)
+#   deps.sh install only what `make install` builds with (icnctl,
+#                   libm890 and the tools: compiler, pkg-config, libdrm,
+#                   libnl, json-c; dkms for the module, whose kernel
+#                   headers scripts/dkms.sh installs when none are there)
 set -euo pipefail
 
 mode=${1:-build}
@@ -22,12 +24,14 @@ esac
 STAMP_DIR=${M890_CACHE:?M890_CACHE not set}
 mkdir -p "$STAMP_DIR"
 
-PKGS_INSTALL="build-essential pkgconf libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev"
-# man-db: the install test renders the man page.
+PKGS_INSTALL="build-essential pkgconf libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev
+ dkms"
+# man-db: the install test renders the man pages.  sparse: make check runs
+# it on the driver next to checkpatch.  perl: prove summarises the TAP.
 PKGS="$PKGS_INSTALL bc bison flex kmod cpio xz-utils zstd dpkg-dev
  ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev libfdt-dev
  busybox-static qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml
- man-db"
+ man-db sparse perl"
 case $mode in
 bench) PKGS="$PKGS libopenmpi-dev openmpi-bin" ;;
 install) PKGS=$PKGS_INSTALL ;;

@@ -6,8 +6,8 @@
 # With -V VMS > 1, start icn-switchd and boot VMS guests at once, each
 # with N cards on the daemon's switch (VM v has ports v*N .. v*N+N-1), run
 # CMD in each (with M890_VM=v, M890_VMS, M890_CARDS in its environment),
-# prefix their output with "[vmV]" (except TAP result lines, which
-# check.sh counts) and return the first non-zero status.
+# prefix every line of their output with "[vmV] " (check.sh counts TAP
+# lines with or without it) and return the first non-zero status.
 #
 # usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko
@@ -193,7 +193,7 @@ run_vm() {
 				-pidfile "$dir/qemu.pid" </dev/null 2>&1
 			echo $? >"$dir/qemu.rc"
 		} | sed -u 's/\r$//' | tee "$dir/console.log" |
-			sed -u -E "/^ *(not )?ok [0-9]/! s/^/$prefix/" | tee -a "$log" |
+			sed -u "s/^/$prefix/" | tee -a "$log" |
 			grep --line-buffered -v -E '^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED|CMD$)|\[ *[0-9.]+\] (reboot|ACPI))' &
 		pipeline=$!
 		booted=0

@@ -7,13 +7,20 @@
 # host's own boot setup is never touched).
 #
 # Prints the kernel release (e.g. 6.12.117+deb12-amd64) on stdout.
+# `kernel.sh headers` installs only the headers, for a DKMS build on the
+# host (scripts/dkms.sh), and needs no cache.
 set -euo pipefail
+headers_only=0
+[ "${1:-}" != headers ] || headers_only=1
+if [ $headers_only = 1 ]; then
+	M890_CACHE=${M890_CACHE:-$HOME/.cache/m890}
+fi
 CACHE=${M890_CACHE:?M890_CACHE not set}
 KDIR_ROOT=$CACHE/kernel
 mkdir -p "$KDIR_ROOT"
 
 rel_file=$KDIR_ROOT/release
-if [ -s "$rel_file" ]; then
+if [ $headers_only = 0 ] && [ -s "$rel_file" ]; then
 	rel=$(cat "$rel_file")
 	if [ -d "/lib/modules/$rel/build" ] && [ -f "$KDIR_ROOT/$rel/boot/vmlinuz-$rel" ]; then
 		echo "$rel"
@@ -32,6 +39,10 @@ fi
 if [ ! -d "/lib/modules/$rel/build" ]; then
 	echo "kernel: installing linux-headers-$rel" >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$rel" >/dev/null
+fi
+if [ $headers_only = 1 ]; then
+	echo "$rel"
+	exit 0
 fi
 if [ ! -f "$KDIR_ROOT/$rel/boot/vmlinuz-$rel" ]; then
 	echo "kernel: unpacking linux-image-$rel-unsigned" >&2

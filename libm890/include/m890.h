@@ -42,8 +42,15 @@
 extern "C" {
 #endif
 
-#define M890_VERSION_MAJOR 0
-#define M890_VERSION_MINOR 1
+/*
+ * The stack's one version (the file VERSION at the top of the source tree:
+ * package, library file name, pkg-config, m890.ko's MODULE_VERSION and
+ * the tools).  The minor number follows the newest symbol node of
+ * libm890.map (M890_1.<minor>); the library build checks that these
+ * macros match VERSION.
+ */
+#define M890_VERSION_MAJOR 1
+#define M890_VERSION_MINOR 4
 #define M890_VERSION_PATCH 0
 /** Library version as major * 10000 + minor * 100 + patch. */
 #define M890_VERSION_CODE \

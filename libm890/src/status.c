@@ -58,6 +58,12 @@ const char *m890_last_detail(void)
 	return last_detail;
 }
 
+/* The build passes VERSION's numbers: the public header must agree. */
+_Static_assert(M890_VERSION_MAJOR == M890_BUILD_VERSION_MAJOR &&
+	       M890_VERSION_MINOR == M890_BUILD_VERSION_MINOR &&
+	       M890_VERSION_PATCH == M890_BUILD_VERSION_PATCH,
+	       "libm890/include/m890.h and the file VERSION disagree");
+
 M890_EXPORT m890_status_t m890_get_version(int *version)
 {
 	if (!version)

@@ -3,20 +3,23 @@
  * DOC: a2a_perf - all-to-all bandwidth across the cards, nccl-tests style
  *
  * One communicator over every card (or -g CARDS), m890_alltoall() of
- * float data for sizes from -b to -e (multiplied by -f), -w warm-up and
- * -n timed iterations per size.  Columns as nccl-tests' alltoall_perf:
- * size is the bytes each rank sends in total (bytes per peer times the
- * number of ranks), count the floats, time the wall time per iteration
- * from the first enqueue to the last card's completion, algbw = size /
- * time, busbw = algbw * (n - 1) / n, and #wrong the bytes that differ from
- * the expected pattern after the timed iterations (-c 1; -c 0 skips the
- * check).  Then the same time and busbw in the cards' modelled clock
- * (TIMESTAMP events around the timed iterations on every card; the
- * slowest card counts), what the exchange would take on real M890
- * hardware.  The last column is the memcpy bandwidth of the machine the
- * program runs on (the guest, emulated) over a buffer of the same size.
- * Lines starting with '#' are comments; the others have a fixed number of
- * columns for scripts.
+ * float data for the sizes of nccl-tests' sweep (-b MIN to -e MAX, times
+ * -f or plus -i), -w warm-up and -n timed iterations per size.  The
+ * options and columns are nccl-tests' alltoall_perf's: size is the bytes
+ * each rank sends in total (to all ranks, itself included; rounded down
+ * to whole floats per peer), count the floats of it, time the wall time
+ * per iteration from the first enqueue to the last card's completion,
+ * algbw = size / time, busbw = algbw * (n - 1) / n, and #wrong the bytes
+ * that differ from the expected pattern after the timed iterations (-c 1;
+ * -c 0 skips the check).  A second column group has the time, algbw and
+ * busbw in the cards' modelled clock (TIMESTAMP events around the timed
+ * iterations on every card; the slowest card counts): what the exchange
+ * would take on real M890 hardware.  The last column is the memcpy
+ * bandwidth of the machine the program runs on (the guest, emulated) over
+ * a buffer of the same size.  Lines starting with '#' are comments; the
+ * others have a fixed number of columns for scripts.  The closing lines
+ * are nccl-tests': "# Out of bounds values" and "# Avg bus bandwidth"
+ * (the mean wall busbw over the sizes), then the mean modelled busbw.
  *
  * Exit status: 0 when nothing was wrong, 1 otherwise, 2 on a usage error.
  */
@@ -29,7 +32,7 @@
 
 #include <m890.h>
 
-#include "size_arg.h"
+#include "bench_pat.h"
 
 #define MAXN 64
 #define HOST_CHUNK (4ull << 20)	/* host staging per card */
@@ -82,47 +85,131 @@ static double memcpy_gbps(uint64_t bytes)
 	return (double)bytes * reps / (double)(cli_now_ns() - t0);
 }
 
-int main(int argc, char **argv)
-{
-	uint64_t minb = 1024, maxb = 1u << 20, factor = 2;
-	int iters = 5, warm = 1, check = 1, want = -1, opt, wrong_any = 0;
-	m890_comm_t comm;
+/* The command line. */
+struct a2a_opts {
+	struct cli_sweep sweep;
+	int iters;
+	int warm;
+	int check;
+	int cards;		/* -1: every card */
+};
 
-	while ((opt = getopt(argc, argv, "b:e:f:n:w:c:g:h")) != -1) {
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: a2a_perf [OPTIONS]\n"
+		"All-to-all bandwidth of libm890 across the cards (nccl-tests' alltoall_perf).\n"
+		"  -b, --minbytes SIZE      smallest size (default 8K)\n"
+		"  -e, --maxbytes SIZE      largest size (default 8M)\n"
+		"  -f, --stepfactor N       each size N times the last (default 2)\n"
+		"  -i, --stepbytes SIZE     each size SIZE more than the last (instead of -f)\n"
+		"  -n, --iters N            timed iterations per size (default 5)\n"
+		"  -w, --warmup_iters N     warm-up iterations per size (default 1)\n"
+		"  -c, --check 0|1          verify every received byte (default 1)\n"
+		"  -g, --ngpus CARDS        cards taking part (default: all)\n"
+		"  -h, --help               this text\n"
+		"SIZE is the bytes one rank sends in total (to all ranks), with an optional\n"
+		"K, M or G suffix (powers of two); each peer gets SIZE / ranks, in whole floats.\n"
+		"Columns: size count type redop root, then wall time (this host): time(us)\n"
+		"algbw busbw #wrong, then modelled M890 time: model-time model-algbw model-busbw,\n"
+		"then memcpy-GB/s of this host.  busbw = algbw * (ranks - 1) / ranks.\n"
+		"Exit status: 0 all data right, 1 wrong data or a failed call, 2 usage error.\n");
+}
+
+/*
+ * parse_args() - the command line into @o.  Returns -1 to go on, or the
+ * exit status (0 after --help, 2 after a usage error, with a message).
+ */
+static int parse_args(int argc, char **argv, struct a2a_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "stepbytes", required_argument, NULL, 'i' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup_iters", required_argument, NULL, 'w' },
+		{ "check", required_argument, NULL, 'c' },
+		{ "ngpus", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, bad;
+
+	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:g:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 'e':
 		case 'f':
-			if (bench_size_opt(opt, optarg, &minb, &maxb, &factor))
-				goto usage;
+		case 'i':
+			bad = cli_sweep_opt(&o->sweep, opt, optarg);
 			break;
 		case 'n':
-			iters = atoi(optarg);
+			bad = cli_parse_int(optarg, 1, 1000000, &o->iters);
 			break;
 		case 'w':
-			warm = atoi(optarg);
+			bad = cli_parse_int(optarg, 0, 1000000, &o->warm);
 			break;
 		case 'c':
-			check = atoi(optarg);
+			bad = cli_parse_int(optarg, 0, 1, &o->check);
 			break;
 		case 'g':
-			want = atoi(optarg);
+			bad = cli_parse_int(optarg, 1, MAXN, &o->cards);
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
 		default:
-			goto usage;
+			usage(stderr);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "a2a_perf: bad value '%s' for -%c\n", optarg, opt);
+			usage(stderr);
+			return 2;
 		}
 	}
-	if (optind != argc || iters < 1 || warm < 0 || minb > maxb)
-		goto usage;
+	if (optind != argc) {
+		fprintf(stderr, "a2a_perf: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!cli_sweep_valid(&o->sweep)) {
+		fprintf(stderr, "a2a_perf: -b must not exceed -e\n");
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct a2a_opts o = {
+		.sweep = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 },
+		.iters = 5, .warm = 1, .check = 1, .cards = -1,
+	};
+	double sum_busbw = 0, sum_mbusbw = 0;
+	int wrong_any = 0, rows = 0, rc;
+	uint64_t wrong_total = 0, size;
+	m890_comm_t comm;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 	CHECK(m890_device_count(&n));
-	if (want > 0 && want < n)
-		n = want;
+	if (o.cards > 0 && o.cards < n)
+		n = o.cards;
 	if (n > MAXN)
 		n = MAXN;
+	if (n < 1) {
+		fprintf(stderr, "a2a_perf: no M890 card\n");
+		return 1;
+	}
 	for (int i = 0; i < n; i++) {
 		struct m890_stream_config cfg = M890_STREAM_CONFIG_INIT;
 		void *p;
-		uint64_t total = maxb * (uint64_t)n;
+		uint64_t total = o.sweep.max_bytes;
 
 		hbytes = total < HOST_CHUNK ? total : HOST_CHUNK;
 
@@ -141,73 +228,87 @@ int main(int argc, char **argv)
 	}
 	CHECK(m890_comm_create(dev, n, NULL, &comm));
 	printf("# a2a_perf: %d cards, alltoall, float, %d warm-up + %d timed iterations\n",
-	       n, warm, iters);
-	printf("# %12s %12s %6s %10s %8s %8s %7s %10s %8s %12s\n", "size(B)",
-	       "count", "type", "time(us)", "algbw", "busbw", "#wrong",
-	       "model(us)", "busbw", "memcpy-GB/s");
-	printf("# %12s %12s %6s %10s %8s %8s %7s %10s %8s %12s\n", "",
-	       "(elements)", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)",
-	       "(this host)");
-	for (uint64_t b = minb; b <= maxb; b *= factor) {
-		uint64_t size = b * (uint64_t)n, wrong = 0;
-		double us, algbw, mus = 0;
+	       n, o.warm, o.iters);
+	printf("# size: the bytes each rank sends in total (size / %d to each rank)\n", n);
+	printf("# %12s %12s %6s %6s %5s   %-38s   %-30s %12s\n", "", "", "", "", "",
+	       "|------ wall time (this host) ------|", "|---- modelled M890 time ----|", "");
+	printf("# %12s %12s %6s %6s %5s   %10s %8s %8s %7s   %10s %11s %11s %12s\n",
+	       "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+	       "model-time", "model-algbw", "model-busbw", "memcpy");
+	printf("# %12s %12s %6s %6s %5s   %10s %8s %8s %7s   %10s %11s %11s %12s\n",
+	       "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+	       "(us)", "(GB/s)", "(GB/s)", "(GB/s)");
+	for (size = o.sweep.min_bytes;;) {
+		uint64_t b = cli_a2a_block(size, n, sizeof(float));
+		uint64_t bytes = b * (uint64_t)n, wrong = 0;
+		double us, algbw, busbw, mbusbw, mus = 0;
 		int64_t t0;
 
-		for (int i = 0; i < n; i++)
-			for (uint64_t at = 0; at < size; at += hbytes) {
-				uint64_t k = size - at < hbytes ? size - at : hbytes;
+		for (int i = 0; b && i < n; i++)
+			for (uint64_t at = 0; at < bytes; at += hbytes) {
+				uint64_t k = bytes - at < hbytes ? bytes - at : hbytes;
 
 				CHECK(m890_stream_synchronize(str[i]));
-				for (uint64_t o = 0; o < k; o++)
-					hp[i][o] = bench_pat(i, (int)((at + o) / b), (at + o) % b);
+				for (uint64_t off = 0; off < k; off++)
+					hp[i][off] = bench_pat(i, (int)((at + off) / b),
+							       (at + off) % b);
 				CHECK(m890_memcpy_htod(str[i], sb[i], at, hb[i], 0, k));
 			}
-		for (int k = 0; k < warm; k++)
+		for (int k = 0; k < o.warm; k++)
 			CHECK(m890_alltoall(comm, sb, rb, b, str));
 		CHECK(m890_comm_synchronize(comm, str));
 		for (int i = 0; i < n; i++)
 			CHECK(m890_event_record(ev0[i], str[i]));
 		t0 = cli_now_ns();
-		for (int k = 0; k < iters; k++)
+		for (int k = 0; k < o.iters; k++)
 			CHECK(m890_alltoall(comm, sb, rb, b, str));
 		CHECK(m890_comm_synchronize(comm, str));
-		us = (double)(cli_now_ns() - t0) / 1e3 / iters;
+		us = (double)(cli_now_ns() - t0) / 1e3 / o.iters;
 		for (int i = 0; i < n; i++) {
 			int64_t dns;
 
 			CHECK(m890_event_record(ev1[i], str[i]));
 			CHECK(m890_event_synchronize(ev1[i]));
 			CHECK(m890_event_elapsed_time(ev0[i], ev1[i], NULL, &dns));
-			if (dns / 1e3 / iters > mus)
-				mus = dns / 1e3 / iters;
+			if (dns / 1e3 / o.iters > mus)
+				mus = dns / 1e3 / o.iters;
 		}
-		if (check) {
-			for (int j = 0; j < n; j++)
-				for (uint64_t at = 0; at < size; at += hbytes) {
-					uint64_t k = size - at < hbytes ? size - at : hbytes;
+		for (int j = 0; o.check && b && j < n; j++)
+			for (uint64_t at = 0; at < bytes; at += hbytes) {
+				uint64_t k = bytes - at < hbytes ? bytes - at : hbytes;
 
-					CHECK(m890_memcpy_dtoh(str[j], hb[j], 0, rb[j], at, k));
-					CHECK(m890_stream_synchronize(str[j]));
-					for (uint64_t o = 0; o < k; o++)
-						wrong += hp[j][o] !=
-							 bench_pat((int)((at + o) / b), j, (at + o) % b);
-				}
-		}
+				CHECK(m890_memcpy_dtoh(str[j], hb[j], 0, rb[j], at, k));
+				CHECK(m890_stream_synchronize(str[j]));
+				for (uint64_t off = 0; off < k; off++)
+					wrong += hp[j][off] !=
+						 bench_pat((int)((at + off) / b), j,
+							   (at + off) % b);
+			}
 		wrong_any |= wrong != 0;
-		algbw = (double)size / (us * 1e3);
-		printf("  %12llu %12llu %6s %10.1f %8.3f %8.3f %7s %10.2f %8.2f %12.2f\n",
-		       (unsigned long long)size, (unsigned long long)(size / 4),
-		       "float", us, algbw, algbw * (n - 1) / n,
-		       check ? (wrong ? "WRONG" : "0") : "N/A", mus,
-		       mus > 0 ? (double)size / (mus * 1e3) * (n - 1) / n : 0.0,
-		       memcpy_gbps(size));
-		if (check && wrong)
+		wrong_total += wrong;
+		algbw = us > 0 ? (double)bytes / (us * 1e3) : 0;
+		busbw = algbw * (n - 1) / n;
+		mbusbw = mus > 0 ? (double)bytes / (mus * 1e3) * (n - 1) / n : 0;
+		sum_busbw += busbw;
+		sum_mbusbw += mbusbw;
+		rows++;
+		printf("  %12llu %12llu %6s %6s %5d   %10.1f %8.3f %8.3f %7s   %10.2f %11.2f %11.2f %12.2f\n",
+		       (unsigned long long)bytes, (unsigned long long)(bytes / sizeof(float)),
+		       "float", "none", -1, us, algbw, busbw,
+		       o.check ? (wrong ? "WRONG" : "0") : "N/A", mus,
+		       mus > 0 ? (double)bytes / (mus * 1e3) : 0.0, mbusbw,
+		       memcpy_gbps(bytes ? bytes : 1));
+		if (o.check && wrong)
 			printf("# %llu bytes wrong at size %llu\n",
-			       (unsigned long long)wrong, (unsigned long long)size);
+			       (unsigned long long)wrong, (unsigned long long)bytes);
 		fflush(stdout);
-		if (b > UINT64_MAX / factor)
+		if (cli_sweep_next(&o.sweep, &size))
 			break;
 	}
+	printf("# Out of bounds values : %llu %s\n", (unsigned long long)wrong_total,
+	       wrong_total ? "FAILED" : "OK");
+	printf("# Avg bus bandwidth    : %g\n", rows ? sum_busbw / rows : 0.0);
+	printf("# Avg modelled bus bandwidth : %g\n", rows ? sum_mbusbw / rows : 0.0);
 	CHECK(m890_comm_destroy(comm));
 	for (int i = 0; i < n; i++) {
 		m890_stream_destroy(str[i]);
@@ -219,9 +320,4 @@ int main(int argc, char **argv)
 		m890_device_close(dev[i]);
 	}
 	return wrong_any;
-usage:
-	fprintf(stderr,
-		"usage: a2a_perf [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS] [-w WARMUP] [-c 0|1] [-g CARDS]\n"
-		"  sizes are bytes per peer, K/M/G suffixes allowed\n");
-	return 2;
 }

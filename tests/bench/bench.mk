@@ -15,28 +15,46 @@ BENCH_HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 
 .PHONY: bench-guest bench-host userspace
 
-bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf
+bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf $(M890_BUILD)/bin/a2a_perf_test
+
+# a2a_perf's option semantics (tests/bench/a2a_perf_test.sh): in the guest
+# (m890-guest-tests) and, its host part, as a unit test.
+$(M890_BUILD)/bin/a2a_perf_test: tests/bench/a2a_perf_test.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+$(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD)/bin/a2a_perf
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec sh %s/tests/bench/a2a_perf_test.sh %s/$(M890_BUILD)/bin/a2a_perf\n' \
+		'$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(M890_BUILD)/unit/a2a_perf_args_test
 userspace: bench-guest
 bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
 
-$(M890_BUILD)/bin/ep_perf: tests/bench/ep_perf.c tests/bench/size_arg.h \
+# Also linked again by `make install` (scripts/install.mk).
+EP_PERF_SRCS := tests/bench/ep_perf.c
+A2A_PERF_SRCS := tests/bench/a2a_perf.c
+
+$(M890_BUILD)/bin/ep_perf: $(EP_PERF_SRCS) tests/bench/bench_pat.h tests/bench/model12.h \
 		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(EP_PERF_SRCS) \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-$(M890_BUILD)/bin/a2a_perf: tests/bench/a2a_perf.c tests/bench/size_arg.h \
+$(M890_BUILD)/bin/a2a_perf: $(A2A_PERF_SRCS) tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $< $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(A2A_PERF_SRCS) \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
-$(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/size_arg.h \
+$(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<
 
-$(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/size_arg.h \
+$(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
 	mpicc $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<

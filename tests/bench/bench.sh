@@ -21,16 +21,17 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/bench
 mkdir -p "$out" "$top/build/logs"
 cards=${CARDS:-8}
-a2a_args=${A2A_ARGS:--b 1K -e 64M -f 4 -n 5 -w 1 -c 1}
+a2a_args=${A2A_ARGS:--b $((cards))K -e $((64 * cards))M -f 4 -n 5 -w 1 -c 1}
 ep_args=${EP_ARGS:--n 3 -w 1}
-a2a64_args=${A2A64_ARGS:--b 1K -e 1M -f 4 -n 3 -w 1 -c 1}
+a2a64_args=${A2A64_ARGS:--b 64K -e 64M -f 4 -n 3 -w 1 -c 1}
 boot_runs=${BOOT_RUNS:-3}
 
-# The size options of a2a_args, for memcpy_bw.
-sizes=$(echo "$a2a_args" | grep -oE -- '-[bef] *[0-9]+[KkMmGg]?' | tr '\n' ' ')
+# The size options of a2a_args, for memcpy_bw (sizes are what one rank
+# sends in total, for all three programs).
+sizes=$(echo "$a2a_args" | grep -oE -- '-[befi] *[0-9]+[KkMmGg]?' | tr '\n' ' ')
 
 echo "== host memcpy bandwidth (the limit)"
-"$top/build/bench/memcpy_bw" $sizes -g "$cards" | tee "$out/memcpy.txt" || exit 1
+"$top/build/bench/memcpy_bw" $sizes | tee "$out/memcpy.txt" || exit 1
 
 echo "== Open MPI MPI_Alltoall on the host, $cards processes"
 mpirun --allow-run-as-root --oversubscribe -np "$cards" --mca btl self,vader \
@@ -56,8 +57,8 @@ cat "$out/a2a.txt"
 awk -v n="$cards" '
 	FILENAME ~ /memcpy/ && !/^#/ { mc[$1] = $2; next }
 	FILENAME ~ /mpi/ && !/^#/ { mpi[$1] = $6; mpiw[$1] = $7; next }
-	FILENAME ~ /a2a/ && !/^#/ && NF >= 10 {
-		size[++k] = $1; wall[$1] = $6; wrong[$1] = $7; model[$1] = $9
+	FILENAME ~ /a2a/ && !/^#/ && NF >= 13 {
+		size[++k] = $1; wall[$1] = $8; wrong[$1] = $9; model[$1] = $12
 	}
 	END {
 		printf "# all-to-all on %d ranks: busbw in GB/s (busbw = algbw * (n-1)/n)\n", n

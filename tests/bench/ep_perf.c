@@ -48,7 +48,7 @@
 
 #include <m890.h>
 
-#include "size_arg.h"
+#include "bench_pat.h"
 #include "model12.h"
 
 #define MAXN 64
@@ -638,6 +638,21 @@ static int dev_report(const struct shape *sh, int n, int iters, int warm,
 	return wrong ? 1 : 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]\n"
+		"               [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]\n"
+		"               [-m host|dev]\n"
+		"  -m dev   routing on the card (M890_EP_F_DEVICE_ROUTING; the default on\n"
+		"           spec 1.1 cards), -m host   routing on the host\n"
+		"  HIDDEN a multiple of 32, TOPK 1..64, EXPERTS a multiple of the cards and of RANKS\n"
+		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
+		"          than PCT percent\n"
+		"  long options: --tokens --hidden --experts --topk --datatype --iters\n"
+		"  --warmup_iters --ngpus --ranks --seed --agree --routing --help\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct shape sh = { .t = 128, .h = 3584, .e = 896, .k = 16,
@@ -664,8 +679,29 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	double wd = 0, wc = 0, md = 0, mc = 0, agree = -1;
 
-	while ((opt = getopt(argc, argv, "t:H:E:k:d:n:w:g:P:s:A:m:")) != -1) {
+	static const struct option longopts[] = {
+		{ "tokens", required_argument, NULL, 't' },
+		{ "hidden", required_argument, NULL, 'H' },
+		{ "experts", required_argument, NULL, 'E' },
+		{ "topk", required_argument, NULL, 'k' },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup_iters", required_argument, NULL, 'w' },
+		{ "ngpus", required_argument, NULL, 'g' },
+		{ "ranks", required_argument, NULL, 'P' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "agree", required_argument, NULL, 'A' },
+		{ "routing", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "t:H:E:k:d:n:w:g:P:s:A:m:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
 		case 't': sh.t = (uint32_t)atoi(optarg); break;
 		case 'H': sh.h = (uint32_t)atoi(optarg); break;
 		case 'E': sh.e = (uint32_t)atoi(optarg); break;
@@ -927,14 +963,6 @@ int main(int argc, char **argv)
 	free(xh);
 	return wrong ? 1 : 0;
 usage:
-	fprintf(stderr,
-		"usage: ep_perf [-t TOKENS] [-H HIDDEN] [-E EXPERTS] [-k TOPK] [-d bf16|mxfp8|mxfp4]\n"
-		"               [-n ITERS] [-w WARMUP] [-g CARDS] [-P RANKS] [-s SEED] [-A PCT]\n"
-		"               [-m host|dev]\n"
-		"  -m dev   routing on the card (M890_EP_F_DEVICE_ROUTING; the default on\n"
-		"           spec 1.1 cards), -m host   routing on the host\n"
-		"  HIDDEN a multiple of 32, TOPK 1..64, EXPERTS a multiple of the cards and of RANKS\n"
-		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
-		"          than PCT percent\n");
+	usage(stderr);
 	return 2;
 }

@@ -3,10 +3,11 @@
  * DOC: memcpy_bw - the host's memcpy bandwidth, the limit of the
  * all-to-all table
  *
- * memcpy_bw [-b MIN] [-e MAX] [-f FACTOR] [-g RANKS]: for each size per
- * peer b from -b to -e, copies a buffer of b * RANKS bytes (what one rank
- * of an all-to-all sends in total) with memcpy() on one thread, a few
- * times, and prints "size GB/s" (bytes copied per second; GB = 10^9).
+ * memcpy_bw [-b MIN] [-e MAX] [-f FACTOR | -i STEP]: for each size of the
+ * sweep (nccl-tests' options, as a2a_perf takes them: the size is what
+ * one rank of an all-to-all sends in total), copies a buffer of that size
+ * with memcpy() on one thread, a few times, and prints "size GB/s" (bytes
+ * copied per second; GB = 10^9).
  * Run it alone: it measures the machine, not a contended share of it.
  */
 #include <getopt.h>
@@ -14,46 +15,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "size_arg.h"
+#include "bench_pat.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memcpy_bw [-b MIN] [-e MAX] [-f FACTOR | -i STEP]\n"
+		"  (--minbytes --maxbytes --stepfactor --stepbytes --help)\n"
+		"  sizes in bytes, K/M/G suffixes allowed\n");
+}
 
 int main(int argc, char **argv)
 {
-	uint64_t minb = 1024, maxb = 1u << 20, factor = 2;
-	int ranks = 8, opt;
+	static const struct option longopts[] = {
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "stepbytes", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_sweep sw = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 };
+	uint64_t maxb;
+	int opt;
 	uint8_t *a, *b;
 
-	while ((opt = getopt(argc, argv, "b:e:f:g:")) != -1) {
-		switch (opt) {
-		case 'b':
-		case 'e':
-		case 'f':
-			if (bench_size_opt(opt, optarg, &minb, &maxb, &factor))
-				goto usage;
-			break;
-		case 'g':
-			ranks = atoi(optarg);
-			if (ranks < 1 || ranks > 64)
-				goto usage;
-			break;
-		default:
-			goto usage;
+	while ((opt = getopt_long(argc, argv, "b:e:f:i:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (cli_sweep_opt(&sw, opt, optarg)) {
+			usage(stderr);
+			return 2;
 		}
 	}
-	if (optind != argc || minb > maxb)
-		goto usage;
-	a = malloc(maxb * ranks);
-	b = malloc(maxb * ranks);
+	if (optind != argc || !cli_sweep_valid(&sw)) {
+		usage(stderr);
+		return 2;
+	}
+	maxb = sw.max_bytes;
+	a = malloc(maxb);
+	b = malloc(maxb);
 	if (!a || !b) {
 		fprintf(stderr, "memcpy_bw: cannot allocate 2 x %llu bytes\n",
-			(unsigned long long)(maxb * ranks));
+			(unsigned long long)maxb);
 		return 1;
 	}
-	memset(a, 1, maxb * ranks);
-	memset(b, 2, maxb * ranks);
-	printf("# memcpy_bw: one thread, buffer = bytes per peer x %d\n", ranks);
+	memset(a, 1, maxb);
+	memset(b, 2, maxb);
+	printf("# memcpy_bw: one thread, buffer = size\n");
 	printf("# %12s %12s\n", "size(B)", "GB/s");
-	for (uint64_t s = minb; s <= maxb; s *= factor) {
-		uint64_t size = s * ranks, reps = (256ull << 20) / size + 3;
+	for (uint64_t size = sw.min_bytes;;) {
+		uint64_t reps = (256ull << 20) / size + 3;
 		double best = 0;
 
 		/* Best of 3 rounds of reps copies each (about 256 MiB). */
@@ -69,14 +82,10 @@ int main(int argc, char **argv)
 				best = (double)size * reps / dt;
 		}
 		printf("  %12llu %12.2f\n", (unsigned long long)size, best);
-		if (s > UINT64_MAX / factor)
+		if (cli_sweep_next(&sw, &size))
 			break;
 	}
 	free(a);
 	free(b);
 	return 0;
-usage:
-	fprintf(stderr, "usage: memcpy_bw [-b MIN] [-e MAX] [-f FACTOR] [-g RANKS]\n"
-		"  sizes are bytes per peer, K/M/G suffixes allowed\n");
-	return 2;
 }

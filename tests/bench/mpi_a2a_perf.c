@@ -3,8 +3,9 @@
  * DOC: mpi_a2a_perf - the host baseline: Open MPI's MPI_Alltoall
  *
  * Run with mpirun, one process per emulated card (-np 8).  The same
- * command line, sizes, formulas and data check as a2a_perf: -b/-e/-f the
- * bytes per peer, -n timed and -w warm-up iterations, -c 1 to verify every
+ * command line, sizes, formulas and data check as a2a_perf: -b/-e/-f/-i the
+ * sizes (bytes one rank sends in all; size / n to each rank, rounded down),
+ * -n timed and -w warm-up iterations, -c 1 to verify every
  * received byte.  time is the slowest rank's mean time per MPI_Alltoall
  * (between barriers), size the bytes each rank sends in total, algbw =
  * size / time, busbw = algbw * (n - 1) / n.  Output columns: size, count
@@ -19,11 +20,22 @@
 
 #include <mpi.h>
 
-#include "size_arg.h"
+#include "bench_pat.h"
 
 int main(int argc, char **argv)
 {
-	uint64_t minb = 1024, maxb = 1u << 20, factor = 2;
+	static const struct option longopts[] = {
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "stepbytes", required_argument, NULL, 'i' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup_iters", required_argument, NULL, 'w' },
+		{ "check", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_sweep sw = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 };
+	uint64_t size, maxb;
 	int iters = 5, warm = 1, check = 1, opt, rank, n, bad = 0;
 	unsigned long long wrong_any = 0;
 	uint8_t *sbuf, *rbuf;
@@ -31,32 +43,33 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	while ((opt = getopt(argc, argv, "b:e:f:n:w:c:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 'e':
 		case 'f':
-			bad |= bench_size_opt(opt, optarg, &minb, &maxb, &factor) != 0;
+		case 'i':
+			bad |= cli_sweep_opt(&sw, opt, optarg) != 0;
 			break;
 		case 'n':
-			iters = atoi(optarg);
+			bad |= cli_parse_int(optarg, 1, 1000000, &iters) != 0;
 			break;
 		case 'w':
-			warm = atoi(optarg);
+			bad |= cli_parse_int(optarg, 0, 1000000, &warm) != 0;
 			break;
 		case 'c':
-			check = atoi(optarg);
+			bad |= cli_parse_int(optarg, 0, 1, &check) != 0;
 			break;
 		default:
 			bad = 1;
 		}
 	}
-	if (bad || optind != argc || iters < 1 || warm < 0 || minb > maxb ||
-	    maxb > (uint64_t)INT32_MAX) {
+	maxb = sw.max_bytes / (uint64_t)n;
+	if (bad || optind != argc || !cli_sweep_valid(&sw) || maxb > (uint64_t)INT32_MAX) {
 		if (!rank)
 			fprintf(stderr,
-				"usage: mpirun -np N mpi_a2a_perf [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS] [-w WARMUP] [-c 0|1]\n"
-				"  sizes are bytes per peer (at most 2^31 - 1), K/M/G suffixes allowed\n");
+				"usage: mpirun -np N mpi_a2a_perf [-b MINBYTES] [-e MAXBYTES] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP] [-c 0|1]\n"
+				"  sizes are the bytes one rank sends in all (size / ranks at most 2^31 - 1 to each), K/M/G suffixes allowed\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -75,15 +88,15 @@ int main(int argc, char **argv)
 		printf("# %12s %12s %6s %10s %8s %8s %7s\n", "", "(elements)",
 		       "", "", "(GB/s)", "(GB/s)", "");
 	}
-	for (uint64_t b = minb; b <= maxb; b *= factor) {
-		uint64_t size = b * (uint64_t)n;
+	for (size = sw.min_bytes;;) {
+		uint64_t b = cli_a2a_block(size, n, 1), bytes = b * (uint64_t)n;
 		unsigned long long wrong = 0, wrong_all = 0;
 		double t, tmax, algbw;
 
 		for (int j = 0; j < n; j++)
 			for (uint64_t o = 0; o < b; o++)
 				sbuf[j * b + o] = bench_pat(rank, j, o);
-		memset(rbuf, 0, size);
+		memset(rbuf, 0, bytes);
 		for (int k = 0; k < warm; k++)
 			MPI_Alltoall(sbuf, (int)b, MPI_BYTE, rbuf, (int)b,
 				     MPI_BYTE, MPI_COMM_WORLD);
@@ -102,16 +115,16 @@ int main(int argc, char **argv)
 		MPI_Reduce(&wrong, &wrong_all, 1, MPI_UNSIGNED_LONG_LONG,
 			   MPI_SUM, 0, MPI_COMM_WORLD);
 		if (!rank) {
-			algbw = (double)size / (tmax * 1e9);
+			algbw = (double)bytes / (tmax * 1e9);
 			printf("  %12llu %12llu %6s %10.1f %8.3f %8.3f %7s\n",
-			       (unsigned long long)size,
-			       (unsigned long long)size, "byte", tmax * 1e6,
+			       (unsigned long long)bytes,
+			       (unsigned long long)bytes, "byte", tmax * 1e6,
 			       algbw, algbw * (n - 1) / n,
 			       check ? (wrong_all ? "WRONG" : "0") : "N/A");
 			fflush(stdout);
 		}
 		wrong_any |= wrong_all;
-		if (b > UINT64_MAX / factor)
+		if (cli_sweep_next(&sw, &size))
 			break;
 	}
 	free(sbuf);

@@ -28,7 +28,11 @@ done
 t "version help exits 0" test "$(rc icnctl version help)" = 0
 t "version help shows usage" grep -q "icnctl version" $out
 t "version exits 0" test "$(rc icnctl version)" = 0
-t "version text" grep -q '^icnctl [0-9.]* family icn family-version 1$' $out
+t "version text" grep -q '^icnctl [0-9.]* family icn family-version 1 kernel [0-9.]*$' $out
+t "version: the loaded module's version is icnctl's" sh -c \
+	"test \"\$(icnctl -j version | $J 0 kernel)\" = \"\$(icnctl -j version | $J 0 icnctl)\""
+t "version: the module's version in sysfs (modinfo)" sh -c \
+	"test \"\$(cat /sys/module/m890/version)\" = \"\$(icnctl -j version | $J 0 icnctl)\""
 t "version JSON" test "$(icnctl -j version | $J 0 family)" = icn
 t "ambiguous object exits 2" test "$(rc icnctl s show)" = 2
 t "ambiguous object names both" grep -q "switch stats" $err
