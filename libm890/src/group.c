@@ -260,52 +260,6 @@ bool m890_group_dry(const struct m890_group_state *gs)
 	return gs && gs->mode == GRP_REPLAY && gs->dry;
 }
 
-/* Step 2's summary of a rank's group on one communicator. */
-struct grp_sum_call {
-	char what[M890_META_WHAT];
-	uint64_t bytes;
-};
-
-struct grp_sum {
-	int32_t status;
-	uint32_t ncalls;
-	char msg[M890_COLL_MSG];
-	struct grp_sum_call call[M890_GROUP_MAX_CALLS];
-};
-
-/* The same checks in every process, on the same @n summaries. */
-static m890_status_t grp_sum_check(int n, const struct grp_sum *all,
-				   char *msg, size_t len)
-{
-	const struct grp_sum *a = &all[0];
-
-	for (int j = 0; j < n; j++)
-		if (all[j].status) {
-			snprintf(msg, len, "group: rank %d refused the group: %s",
-				 j, all[j].msg);
-			return (m890_status_t)all[j].status;
-		}
-	for (int j = 1; j < n; j++) {
-		const struct grp_sum *b = &all[j];
-
-		if (b->ncalls != a->ncalls) {
-			snprintf(msg, len,
-				 "group: rank 0 makes %u calls on the communicator, rank %d makes %u",
-				 a->ncalls, j, b->ncalls);
-			return M890_ERROR_INVALID_ARGUMENT;
-		}
-		for (unsigned int k = 0; k < a->ncalls; k++)
-			if (strncmp(a->call[k].what, b->call[k].what, M890_META_WHAT) ||
-			    a->call[k].bytes != b->call[k].bytes) {
-				snprintf(msg, len,
-					 "group: call %u is %.24s at rank 0, %.24s at rank %d",
-					 k, a->call[k].what, b->call[k].what, j);
-				return M890_ERROR_INVALID_ARGUMENT;
-			}
-	}
-	return M890_SUCCESS;
-}
-
 /* Steps 2 to 4 for @c, whose @nc calls (@calls) collected in @gs. */
 static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 			       struct grp_call **calls, unsigned int nc,
@@ -313,7 +267,7 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 {
 	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
 	const void *mine[M890_COMM_MAX_RANKS];
-	struct grp_sum *own, *sums;
+	struct m890_group_sum *own, *sums;
 	unsigned char *blob = NULL, *allb = NULL;
 	size_t total = 0, off;
 	m890_status_t st;
@@ -342,7 +296,7 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 	st = m890_comm_allgather_now(c, "group", mine, sizeof(*own), sums);
 	if (st)
 		goto out;
-	st = grp_sum_check(n, sums, msg, sizeof(msg));
+	st = m890_group_sum_check(n, sums, msg, sizeof(msg));
 	if (st) {
 		st = m890_fail(st, "%s", msg);
 		goto out;
