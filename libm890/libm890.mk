@@ -109,7 +109,8 @@ LIBM890_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 libm890-unit-build: $(M890_BUILD)/unit/mx_lib_test $(M890_BUILD)/unit-san/mx_lib_test \
 	$(M890_BUILD)/unit/boot_test $(M890_BUILD)/unit-san/boot_test \
-	$(M890_BUILD)/unit/comm_meta_test $(M890_BUILD)/unit-san/comm_meta_test
+	$(M890_BUILD)/unit/comm_meta_test $(M890_BUILD)/unit-san/comm_meta_test \
+	$(M890_BUILD)/unit/coll_rec_test $(M890_BUILD)/unit-san/coll_rec_test
 
 # The records of the collective metadata exchange and the collectives' checks.
 LIBM890_META_SRCS := tests/unit/comm_meta_test.c libm890/src/comm_meta.c \
@@ -122,6 +123,17 @@ $(M890_BUILD)/unit/comm_meta_test: $(LIBM890_META_SRCS) $(LIBM890_HDRS)
 $(M890_BUILD)/unit-san/comm_meta_test: $(LIBM890_META_SRCS) $(LIBM890_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_META_SRCS)
+
+# The device collectives' and groups' global checks.
+LIBM890_REC_SRCS := tests/unit/coll_rec_test.c libm890/src/coll_check.c
+
+$(M890_BUILD)/unit/coll_rec_test: $(LIBM890_REC_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) -o $@ $(LIBM890_REC_SRCS)
+
+$(M890_BUILD)/unit-san/coll_rec_test: $(LIBM890_REC_SRCS) $(LIBM890_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(LIBM890_SAN) -o $@ $(LIBM890_REC_SRCS)
 
 # The process bootstrap of communicators, with real processes and sockets.
 LIBM890_BOOT_SRCS := tests/unit/boot_test.c libm890/src/bootstrap.c \
@@ -142,6 +154,8 @@ libm890-unit: libm890-unit-build
 	$(M890_BUILD)/unit-san/boot_test
 	$(M890_BUILD)/unit/comm_meta_test
 	$(M890_BUILD)/unit-san/comm_meta_test
+	$(M890_BUILD)/unit/coll_rec_test
+	$(M890_BUILD)/unit-san/coll_rec_test
 
 $(M890_BUILD)/unit/mx_lib_test: $(LIBM890_UNIT_DEPS)
 	@mkdir -p $(@D)

@@ -7,7 +7,8 @@
 # (scripts/deps.sh install: compiler, libraries, dkms).
 #
 # What goes where (every directory can be set on the command line):
-#   BINDIR        m890-a2a, a2a_perf, ep_perf
+#   BINDIR        m890-a2a, a2a_perf, ep_perf, allreduce_perf, allgather_perf,
+#                 reduce_scatter_perf, broadcast_perf
 #   SBINDIR       icnctl, icn-switchd
 #   LIBDIR        libm890.so.VERSION, .so.MAJOR, .so; pkgconfig/m890.pc
 #   INCLUDEDIR    m890.h
@@ -44,7 +45,7 @@ M890_LD_DIRS = /lib /usr/lib /lib/$(M890_MULTIARCH) /usr/lib/$(M890_MULTIARCH) \
 	/usr/local/lib /usr/local/lib/$(M890_MULTIARCH)
 INSTALL_RPATH = $(if $(filter $(LIBDIR),$(M890_LD_DIRS)),,-Wl,-rpath,$(LIBDIR))
 INSTALL_BIN := $(BUILD)/install/bin
-INSTALL_PROGRAMS := m890-a2a a2a_perf ep_perf
+INSTALL_PROGRAMS := m890-a2a a2a_perf ep_perf $(COLL_PERF_TOOLS)
 INSTALL_LINK = $(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(1) \
 	-L$(BUILD)/lib $(INSTALL_RPATH) -lm890
 
@@ -59,8 +60,12 @@ $(INSTALL_BIN)/a2a_perf: $(M890_BUILD)/bin/a2a_perf m890-install-force
 $(INSTALL_BIN)/ep_perf: $(M890_BUILD)/bin/ep_perf m890-install-force
 	@mkdir -p $(@D)
 	$(call INSTALL_LINK,$(EP_PERF_SRCS))
+$(addprefix $(INSTALL_BIN)/,$(COLL_PERF_TOOLS)): $(INSTALL_BIN)/%: $(M890_BUILD)/bin/% m890-install-force
+	@mkdir -p $(@D)
+	$(call INSTALL_LINK,$(call coll_perf_def,$*) $(COLL_PERF_SRCS))
 
-INSTALL_MAN1 := libm890/examples/m890-a2a.1 tests/bench/a2a_perf.1 tests/bench/ep_perf.1
+INSTALL_MAN1 := libm890/examples/m890-a2a.1 tests/bench/a2a_perf.1 tests/bench/ep_perf.1 \
+	$(addprefix tests/bench/,$(addsuffix .1,$(COLL_PERF_TOOLS)))
 INSTALL_MAN3 := libm890/libm890.3
 INSTALL_MAN8 := icnctl/icnctl.8 qemu-device/icn/icn-switchd.8
 

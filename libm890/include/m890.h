@@ -859,6 +859,105 @@ m890_status_t m890_comm_create_fabric(const struct m890_comm_fabric_config *fabr
 				      m890_comm_t *comm);
 
 /**
+ * DOC: Communicators from a unique id
+ *
+ * m890_comm_init_rank() (one rank) and m890_comm_init_ranks() (several
+ * ranks of this process) build every kind of communicator from an
+ * opaque id that one process makes with m890_get_unique_id() and hands to
+ * the others by its own means (fork, a launcher's environment through
+ * m890_unique_id_to_string() and m890_unique_id_from_string(), a file):
+ *
+ * - every rank in this one call: as m890_comm_create() with the devices
+ *   in rank order (the id is only checked);
+ * - an id made with a card that has fabric windows (M890_CAP_FABRIC_WINDOWS):
+ *   the ranks meet through the switch at that card (the "meeting card",
+ *   which must be one rank's card; the caller's id names it by fabric id),
+ *   in one process, one process per card or several VMs alike: each
+ *   process writes its ranks' fabric ids into a meeting area the meeting
+ *   card's process exports, reads every rank's, then builds as
+ *   m890_comm_create_fabric() with the id's random communicator id;
+ * - an id made without such a card (@device NULL): one process per rank
+ *   on this machine, as m890_comm_create_rank() at a Unix socket path
+ *   drawn at random.
+ *
+ * The older constructors stay, as the forms these reduce to: a caller of
+ * m890_comm_create(), m890_comm_create_rank() or
+ * m890_comm_create_fabric() gets the same communicator as from the
+ * matching id.  The calls on the communicator take their arrays in the
+ * order of the @devices given (increasing ranks).
+ */
+
+/** Bytes of an m890_unique_id_t. */
+#define M890_UNIQUE_ID_BYTES	128
+/** Room m890_unique_id_to_string() needs, NUL included. */
+#define M890_UNIQUE_ID_STRLEN	160
+
+/** Opaque id of a communicator to build (see m890_get_unique_id()). */
+typedef struct m890_unique_id {
+	unsigned char internal[M890_UNIQUE_ID_BYTES];
+} m890_unique_id_t;
+
+/**
+ * m890_get_unique_id() - a new random communicator id in @id.
+ * @device: NULL for ranks of one machine that meet at a Unix socket (one
+ *          per process); or the meeting card, whose rank's process must
+ *          take part: with fabric windows the ranks meet through the
+ *          switch (any process, VM or card), else as for NULL.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (NULL @id), INVALID_HANDLE,
+ * M890_ERROR_SYSTEM (no randomness from getrandom(2)).
+ */
+m890_status_t m890_get_unique_id(m890_device_t device, m890_unique_id_t *id);
+
+/**
+ * m890_unique_id_to_string() - @id as text of less than
+ * M890_UNIQUE_ID_STRLEN bytes, "m890-fabric:<16 hex digits>:<fabric id>"
+ * or "m890-socket:<16 hex digits>:<path>", into @buf of @len bytes.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (not an id, @buf too small).
+ */
+m890_status_t m890_unique_id_to_string(const m890_unique_id_t *id, char *buf,
+				       size_t len);
+
+/**
+ * m890_unique_id_from_string() - the id that m890_unique_id_to_string()
+ * wrote as @text (also one a launcher wrote in that form; its ranks then
+ * meet where it says).  Errors: M890_ERROR_INVALID_ARGUMENT naming the
+ * expected form.
+ */
+m890_status_t m890_unique_id_from_string(const char *text, m890_unique_id_t *id);
+
+/**
+ * m890_comm_init_ranks() - this process's ranks of the communicator of
+ * @id (see "Communicators from a unique id"); every process calls it with
+ * the same @id and @nranks and its own ranks.
+ * @nranks: 1 .. 64.  @ndevices: 1 .. @nranks.
+ * @ranks: [@ndevices] increasing rank numbers; @devices: [@ndevices] their
+ *         open cards, distinct.
+ * @config, @comm: as m890_comm_create(); the config's timeout also bounds
+ *         the meeting.
+ * Errors: M890_ERROR_INVALID_ARGUMENT (not an id, ranks, another @nranks
+ * at the meeting, a rank claimed by two cards, several but not all ranks
+ * in one process with a socket id), M890_ERROR_NOT_SUPPORTED (a card
+ * without fabric windows with a fabric id, another partition),
+ * M890_ERROR_TIMEOUT naming the first rank that did not join (or the
+ * meeting card that did not open the meeting), and the errors of the
+ * constructor it reduces to.
+ */
+m890_status_t m890_comm_init_ranks(const m890_unique_id_t *id, int nranks,
+				   int ndevices, const int *ranks,
+				   const m890_device_t *devices,
+				   const struct m890_comm_config *config,
+				   m890_comm_t *comm);
+
+/**
+ * m890_comm_init_rank() - m890_comm_init_ranks() of one rank: @rank of
+ * @nranks on @device.
+ */
+m890_status_t m890_comm_init_rank(const m890_unique_id_t *id, int nranks,
+				  int rank, m890_device_t device,
+				  const struct m890_comm_config *config,
+				  m890_comm_t *comm);
+
+/**
  * m890_comm_rank() - this process's rank in @rank, or -1 when the process
  * holds several ranks of the communicator (every rank for
  * m890_comm_create(); for m890_comm_create_fabric() the ranks follow from
@@ -884,6 +983,35 @@ m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
  * peer did not take part), import errors.
  */
 m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
+
+/**
+ * m890_comm_deregister() - undo m890_comm_register() of @buffer, so that
+ * it can be freed (or reused elsewhere) while the communicator lives.
+ * Every collective that used it must have completed.
+ *
+ * On a m890_comm_create_rank() communicator it is collective, as the
+ * registration: every rank deregisters its buffer of the same
+ * registration number, in the same order (checked: otherwise every rank
+ * fails with M890_ERROR_INVALID_ARGUMENT naming the ranks and numbers,
+ * and nothing is dropped).  On a m890_comm_create_fabric() communicator
+ * the buffer's device names the local rank; the call withdraws the
+ * buffer from the switch and drops that rank's windows on its peers'
+ * buffers of the same number, without meeting the peers: they must
+ * deregister theirs as well before a collective could name that number
+ * (a peer still writing there faults, M890_ERROR_DEVICE_FAULT, instead of
+ * landing).  Registration numbers are never reused: the next
+ * m890_comm_register() takes the next number, as before.
+ * On a m890_comm_create() communicator (no registration) it drops the
+ * windows every rank keeps cached on @buffer since a collective wrote
+ * into it (so its memory is released when it is freed), and always
+ * succeeds for a live buffer.
+ * Errors: the sticky communicator error, M890_ERROR_INVALID_HANDLE,
+ * M890_ERROR_DEVICE_MISMATCH (a buffer of a card without a rank here),
+ * M890_ERROR_INVALID_ARGUMENT (not registered by its rank, a peer's
+ * failure or another number), M890_ERROR_TIMEOUT (a peer did not take
+ * part).
+ */
+m890_status_t m890_comm_deregister(m890_comm_t comm, m890_buffer_t buffer);
 
 /**
  * m890_alltoall_rank() - m890_alltoall() on a communicator of which this
@@ -1298,6 +1426,57 @@ m890_status_t m890_broadcast(m890_comm_t comm, const m890_buffer_t *sendbufs,
  */
 m890_status_t m890_barrier(m890_comm_t comm, const m890_stream_t *streams,
 			   const struct m890_coll_opts *opts);
+
+/* ------------------------------------------------------------------ */
+/* Groups of collectives                                               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * DOC: Groups of collectives
+ *
+ * Between m890_group_start() and m890_group_end() on one thread, the
+ * collectives m890_allreduce(), m890_reduce_scatter(), m890_allgather(),
+ * m890_broadcast(), m890_barrier(), m890_alltoall() (and its
+ * m890_alltoall_rank() and m890_alltoall_local() forms), m890_alltoallv()
+ * and m890_group_sendrecv() of any communicators only check the
+ * communicator handle, copy their arguments (the arrays, the options and
+ * their events; not the buffers' contents) and return M890_SUCCESS.
+ * m890_group_end() runs them: one communicator after the other in the
+ * order of its first call in the group, its calls in the order they were
+ * made, each as it would run alone (its own transfers, events and stream
+ * order).  The buffers, streams and events they name must stay valid
+ * until m890_group_end() returns; so must the communicators.
+ *
+ * What the group changes: the calls of one communicator agree on their
+ * arguments together -- two metadata rounds for the whole group on a
+ * per-rank communicator instead of one or two per call -- and they are
+ * checked together: a refusal of any call (a mismatch, a rank's local
+ * refusal, ranks whose groups hold other calls or another number of
+ * them) fails m890_group_end() at every rank alike, with a message naming
+ * the call ("group call K: ...") and the ranks, and nothing of that
+ * communicator's group is enqueued anywhere.  On a per-rank communicator
+ * every rank's group must hold the same calls on it in the same order
+ * (at most 64).  Other calls (EP, registration, synchronization) are not
+ * deferred: they run at once, ahead of the group's.  Groups nest: only
+ * the outermost m890_group_end() runs the calls.
+ */
+
+/**
+ * m890_group_start() - start (or nest) a group on the calling thread; the
+ * collectives that follow are deferred to m890_group_end().
+ */
+m890_status_t m890_group_start(void);
+
+/**
+ * m890_group_end() - end the group; the outermost one runs its calls
+ * (see "Groups of collectives") and returns the first failure, with its
+ * message: the failing call's errors (nothing of its communicator's group
+ * enqueued when the failure was one of the agreement or the checks),
+ * M890_ERROR_INVALID_ARGUMENT when there is no open group or the ranks'
+ * groups differ, M890_ERROR_OUT_OF_HOST_MEMORY when a call could not be
+ * recorded.  The calls of the other communicators still run.
+ */
+m890_status_t m890_group_end(void);
 
 /* ------------------------------------------------------------------ */
 /* Expert parallelism: MoE dispatch and combine                        */

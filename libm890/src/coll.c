@@ -234,6 +234,8 @@ static m890_status_t a2a_run(struct m890_comm *c, const char *what,
 		st = m890_fail(st, "%s", msg);
 		goto out;
 	}
+	if (m890_comm_group_dry(c))
+		goto out;
 	/* Where each block goes; windows opened now, so a failure enqueues nothing. */
 	for (size_t p = 0; p <= pairs; p++)
 		xl.first[p] = p;
@@ -273,8 +275,16 @@ M890_EXPORT m890_status_t m890_alltoallv(m890_comm_t c,
 					 const m890_stream_t *streams)
 {
 	M890_API_SCOPE;
-	m890_status_t st = m890_comm_usable(c);
+	m890_status_t st;
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLTOALLV, .c = c, .sb = sb,
+					.sc = sc, .sd = sd, .rb = rb, .rc = rc,
+					.rd = rd, .streams = streams };
+
+		return m890_group_add(&g);
+	}
+	st = m890_comm_usable(c);
 	if (st)
 		return st;
 	return a2a_run(c, "alltoallv", UINT64_MAX, NULL, sb, sc, sd, rb, rc, rd,
@@ -288,12 +298,20 @@ M890_EXPORT m890_status_t m890_alltoall(m890_comm_t c,
 					const m890_stream_t *streams)
 {
 	M890_API_SCOPE;
-	m890_status_t st = m890_comm_usable(c);
+	m890_status_t st;
 	char refusal[M890_COLL_MSG] = "";
 	uint64_t *v;
 	size_t rows;
 	int n, m;
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLTOALL, .c = c,
+					.sb = sendbufs, .rb = recvbufs,
+					.count = bytes_per_peer, .streams = streams };
+
+		return m890_group_add(&g);
+	}
+	st = m890_comm_usable(c);
 	if (st)
 		return st;
 	n = m890_comm_ranks(c);
@@ -532,7 +550,7 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 {
 	M890_API_SCOPE;
 	static const char what[] = "group_sendrecv";
-	m890_status_t st = m890_comm_usable(c), bad = M890_SUCCESS;
+	m890_status_t st, bad = M890_SUCCESS;
 	struct m890_group_head heads[M890_COMM_MAX_RANKS], mine_h[M890_COMM_MAX_RANKS];
 	struct m890_p2p_rec *own = NULL, *all = NULL;
 	struct xfer_list xl = { .c = c };
@@ -541,6 +559,13 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 	char msg[400];
 	int n, m;
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_SENDRECV, .c = c, .ops = ops,
+					.nops = count, .streams = streams };
+
+		return m890_group_add(&g);
+	}
+	st = m890_comm_usable(c);
 	if (st)
 		return st;
 	n = m890_comm_ranks(c);
@@ -613,6 +638,8 @@ M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 		if (st)
 			goto out;
 	}
+	if (m890_comm_group_dry(c))
+		goto out;
 	xl.first = calloc((size_t)n * n + 1, sizeof(*xl.first));
 	if (!xl.first) {
 		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_sendrecv: out of memory");

@@ -197,3 +197,78 @@ m890_status_t m890_group_check(int n, const struct m890_group_head *heads,
 		msg[0] = 0;
 	return M890_SUCCESS;
 }
+
+/* ---- device collectives (dcoll.c) ---- */
+
+m890_status_t m890_dcoll_check(int n, const struct m890_dcoll_rec *all,
+			       bool reduction, const char *what, char *msg,
+			       size_t len)
+{
+	const struct m890_dcoll_rec *a = &all[0];
+
+	for (int j = 0; j < n; j++)
+		if (all[j].status) {
+			snprintf(msg, len, "%s: rank %d refused the call: %s",
+				 what, j, all[j].msg);
+			return (m890_status_t)all[j].status;
+		}
+	for (int j = 1; j < n; j++) {
+		const struct m890_dcoll_rec *b = &all[j];
+
+		if (b->kind != a->kind || b->count != a->count ||
+		    b->type != a->type || b->op != a->op ||
+		    b->root != a->root || b->algo != a->algo) {
+			snprintf(msg, len,
+				 "%s: rank 0 passes count %llu, type %u, op %u, root %d, algorithm %u; rank %d passes %llu, %u, %u, %d, %u",
+				 what, (unsigned long long)a->count, a->type,
+				 a->op, a->root, a->algo, j,
+				 (unsigned long long)b->count, b->type, b->op,
+				 b->root, b->algo);
+			return M890_ERROR_INVALID_ARGUMENT;
+		}
+		if (reduction && b->scratch_index != a->scratch_index) {
+			snprintf(msg, len,
+				 "%s: rank 0 and rank %d registered different numbers of buffers (%u, %u) before the communicator's first reduction",
+				 what, j, a->scratch_index, b->scratch_index);
+			return M890_ERROR_INVALID_ARGUMENT;
+		}
+	}
+	return M890_SUCCESS;
+}
+
+/* ---- groups (group.c) ---- */
+
+m890_status_t m890_group_sum_check(int n, const struct m890_group_sum *all,
+				   char *msg, size_t len)
+{
+	const struct m890_group_sum *a = &all[0];
+
+	for (int j = 0; j < n; j++)
+		if (all[j].status) {
+			snprintf(msg, len, "group: rank %d refused the group: %s",
+				 j, all[j].msg);
+			return (m890_status_t)all[j].status;
+		}
+	for (int j = 1; j < n; j++) {
+		const struct m890_group_sum *b = &all[j];
+
+		if (b->ncalls != a->ncalls) {
+			snprintf(msg, len,
+				 "group: rank 0 makes %u calls on the communicator, rank %d makes %u",
+				 a->ncalls, j, b->ncalls);
+			return M890_ERROR_INVALID_ARGUMENT;
+		}
+		for (unsigned int k = 0; k < a->ncalls; k++)
+			if (strncmp(a->call[k].what, b->call[k].what, M890_META_WHAT) ||
+			    a->call[k].bytes != b->call[k].bytes) {
+				snprintf(msg, len,
+					 "group: call %u is %.24s (%llu-byte records) at rank 0, %.24s (%llu) at rank %d",
+					 k, a->call[k].what,
+					 (unsigned long long)a->call[k].bytes,
+					 b->call[k].what,
+					 (unsigned long long)b->call[k].bytes, j);
+				return M890_ERROR_INVALID_ARGUMENT;
+			}
+	}
+	return M890_SUCCESS;
+}

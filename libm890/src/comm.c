@@ -125,6 +125,7 @@ struct m890_comm {
 	char msg[400];
 	struct comm_rank *r;
 	struct m890_dcoll *dcoll;	/* dcoll.c's scratch, or NULL */
+	struct m890_group_state *grp;	/* group.c, while m890_group_end() runs */
 };
 
 /* Rank @i runs in this process. */
@@ -207,6 +208,8 @@ m890_status_t m890_comm_set_error(struct m890_comm *c, m890_status_t st,
 	return m890_fail(c->error, "%s", c->msg);
 }
 
+static void reg_free(struct m890_comm *c, struct comm_reg *g);
+
 static void comm_free(struct m890_comm *c)
 {
 	while (c->regs) {
@@ -217,12 +220,7 @@ static void comm_free(struct m890_comm *c)
 		 * so that another communicator can register it. */
 		if (c->fids && m890_obj_valid(g->buf, M890_OBJ_BUFFER))
 			m890_buffer_revoke_fabric(g->buf);
-		for (int j = 0; g->win && j < c->n; j++)
-			if (g->win[j])
-				m890_window_free(g->win[j]);
-		free(g->win);
-		free(g->peer_bytes);
-		free(g);
+		reg_free(c, g);
 	}
 	/* The scratch of dcoll.c, withdrawn from the switch above. */
 	m890_dcoll_free(c->dcoll);
@@ -907,6 +905,111 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 			pp = &(*pp)->next;
 		*pp = g;
 	}
+	return M890_SUCCESS;
+}
+
+/* Free registration @g (already unlinked): its windows on the peers'. */
+static void reg_free(struct m890_comm *c, struct comm_reg *g)
+{
+	for (int j = 0; g->win && j < c->n; j++)
+		if (g->win[j])
+			m890_window_free(g->win[j]);
+	free(g->win);
+	free(g->peer_bytes);
+	free(g);
+}
+
+/* Every rank local: drop the windows every rank cached on @buf. */
+static unsigned int comm_drop_windows(struct m890_comm *c,
+				      const struct m890_buffer *buf)
+{
+	unsigned int dropped = 0;
+
+	for (int i = 0; i < c->n; i++)
+		for (int j = 0; c->r[i].wins && j < c->n; j++) {
+			struct comm_win **pp = &c->r[i].wins[j];
+
+			while (*pp) {
+				struct comm_win *w = *pp;
+
+				if (w->buf != buf) {
+					pp = &w->next;
+					continue;
+				}
+				*pp = w->next;
+				m890_window_free(w->win);
+				free(w);
+				dropped++;
+			}
+		}
+	return dropped;
+}
+
+M890_EXPORT m890_status_t m890_comm_deregister(m890_comm_t c,
+					       m890_buffer_t buf)
+{
+	M890_API_SCOPE;
+	static const char what[] = "comm_deregister";
+	m890_status_t st = m890_comm_usable(c);
+	struct comm_reg *g = NULL, **pp;
+	uint64_t vals[COMM_MAX_RANKS];
+	int fds[COMM_MAX_RANKS];
+	int i = -1;
+
+	if (st)
+		return st;
+	st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	if (st)
+		return st;
+	if (!comm_per_rank(c)) {
+		comm_drop_windows(c, buf);
+		return M890_SUCCESS;
+	}
+	for (int l = 0; l < c->nlocal; l++)
+		if (c->r[c->lrank[l]].dev == buf->dev)
+			i = c->lrank[l];
+	for (pp = &c->regs; i >= 0 && *pp; pp = &(*pp)->next)
+		if ((*pp)->rank == i && (*pp)->buf == buf) {
+			g = *pp;
+			break;
+		}
+	if (i < 0)
+		st = m890_fail(M890_ERROR_DEVICE_MISMATCH,
+			       "%s: the buffer is on %s, which holds no rank of this communicator",
+			       what, buf->dev->node);
+	else if (!g)
+		st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+			       "%s: rank %d did not register this buffer (or deregistered it)",
+			       what, i);
+	if (c->boot) {
+		/* Collective, as m890_comm_register(): every rank the same number. */
+		m890_status_t gst = m890_boot_allgather(c->boot,
+							 g && !st ? g->index : UINT64_MAX,
+							 -1, vals, fds);
+
+		for (int j = 0; j < c->n; j++)
+			if (j != c->me && fds[j] >= 0)
+				close(fds[j]);
+		if (gst)
+			return gst;
+		for (int j = 0; j < c->n && !st; j++)
+			if (vals[j] == UINT64_MAX)
+				st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					       "%s: rank %d could not deregister its buffer",
+					       what, j);
+			else if (vals[j] != vals[0])
+				st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					       "%s: rank 0 deregisters its registration #%llu, rank %d its #%llu",
+					       what, (unsigned long long)vals[0], j,
+					       (unsigned long long)vals[j]);
+	}
+	if (st)
+		return st;
+	*pp = g->next;
+	/* Peers' windows on it are gone: a late use faults, never lands. */
+	if (c->fids)
+		m890_buffer_revoke_fabric(buf);
+	reg_free(c, g);
 	return M890_SUCCESS;
 }
 
@@ -1809,9 +1912,32 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 	return M890_SUCCESS;
 }
 
+struct m890_group_state **m890_comm_group(struct m890_comm *c)
+{
+	return &c->grp;
+}
+
+bool m890_comm_group_dry(struct m890_comm *c)
+{
+	return m890_group_dry(c->grp);
+}
+
 m890_status_t m890_comm_allgather_host(struct m890_comm *c, const char *what,
 				       const void *const *mine, size_t bytes,
 				       void *all)
+{
+	m890_status_t st = m890_comm_usable(c);
+
+	if (st)
+		return st;
+	if (c->grp)
+		return m890_group_gather(c->grp, c, what, mine, bytes, all);
+	return m890_comm_allgather_now(c, what, mine, bytes, all);
+}
+
+m890_status_t m890_comm_allgather_now(struct m890_comm *c, const char *what,
+				      const void *const *mine, size_t bytes,
+				      void *all)
 {
 	m890_status_t st = m890_comm_usable(c);
 	size_t off = 0;

@@ -60,28 +60,6 @@ struct m890_dcoll {
 	struct dcoll_rank r[];		/* [n], local ranks only */
 };
 
-/*
- * struct dcoll_rec - one rank's part of a device collective, the same
- * fields at every rank or the call fails everywhere.
- * @status, @msg: its local refusal (0: none).
- * @count: elements (reductions) or bytes.  @type, @op, @root, @algo: as
- * passed (@algo resolved from AUTO).  @recv_index: its receive buffer's
- * registration.  @scratch_index: the registration number of its scratch
- * (the next one when it has none yet).
- */
-struct dcoll_rec {
-	int32_t status;
-	uint32_t kind;
-	uint64_t count;
-	uint32_t type;
-	uint32_t op;
-	int32_t root;
-	uint32_t algo;
-	uint32_t recv_index;
-	uint32_t scratch_index;
-	char msg[M890_COLL_MSG];
-};
-
 /* A call: its arguments, with the per-local-rank arrays. */
 struct dcall {
 	struct m890_comm *c;
@@ -99,7 +77,7 @@ struct dcall {
 	/* Resolved VAs by pair (i, j), rows of the local ranks: */
 	uint64_t *rva;			/* j's receive buffer, on i's card */
 	uint64_t *sva;			/* j's scratch, on i's card */
-	struct dcoll_rec *all;		/* [n] records */
+	struct m890_dcoll_rec *all;		/* [n] records */
 };
 
 /* What a phase of the exchange moves. */
@@ -182,7 +160,7 @@ static bool peers_write_recv(const struct dcall *k)
 }
 
 /* Local rank @l's checks, into @r. */
-static m890_status_t local_checks(struct dcall *k, int l, struct dcoll_rec *r)
+static m890_status_t local_checks(struct dcall *k, int l, struct m890_dcoll_rec *r)
 {
 	struct m890_comm *c = k->c;
 	int n = m890_comm_ranks(c), i = m890_comm_local_rank(c, l);
@@ -250,43 +228,6 @@ static unsigned int scratch_index(struct m890_comm *c, int i)
 	if (d && d->r[i].scratch)
 		return d->r[i].index;
 	return m890_comm_nreg(c, i);
-}
-
-/* Every process checks the same @n records: rank 0's call is the norm. */
-static m890_status_t global_checks(const struct dcall *k, int n,
-				   const struct dcoll_rec *all, char *msg,
-				   size_t len)
-{
-	const struct dcoll_rec *a = &all[0];
-
-	for (int j = 0; j < n; j++)
-		if (all[j].status) {
-			snprintf(msg, len, "%s: rank %d refused the call: %s",
-				 k->what, j, all[j].msg);
-			return (m890_status_t)all[j].status;
-		}
-	for (int j = 1; j < n; j++) {
-		const struct dcoll_rec *b = &all[j];
-
-		if (b->kind != a->kind || b->count != a->count ||
-		    b->type != a->type || b->op != a->op ||
-		    b->root != a->root || b->algo != a->algo) {
-			snprintf(msg, len,
-				 "%s: rank 0 passes count %llu, type %u, op %u, root %d, algorithm %u; rank %d passes %llu, %u, %u, %d, %u",
-				 k->what, (unsigned long long)a->count, a->type,
-				 a->op, a->root, a->algo, j,
-				 (unsigned long long)b->count, b->type, b->op,
-				 b->root, b->algo);
-			return M890_ERROR_INVALID_ARGUMENT;
-		}
-		if (is_reduction(k->kind) && b->scratch_index != a->scratch_index) {
-			snprintf(msg, len,
-				 "%s: rank 0 and rank %d registered different numbers of buffers (%u, %u) before the communicator's first reduction",
-				 k->what, j, a->scratch_index, b->scratch_index);
-			return M890_ERROR_INVALID_ARGUMENT;
-		}
-	}
-	return M890_SUCCESS;
 }
 
 /* The scratch of every local rank, allocated (and registered) once. */
@@ -573,7 +514,7 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 {
 	struct m890_comm *c = k->c;
 	m890_status_t st = m890_comm_usable(c), bad = M890_SUCCESS;
-	struct dcoll_rec own[M890_COMM_MAX_RANKS];
+	struct m890_dcoll_rec own[M890_COMM_MAX_RANKS];
 	const void *mine[M890_COMM_MAX_RANKS];
 	struct dxfer x = { .k = k };
 	char msg[400];
@@ -604,7 +545,7 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 	k->algo = k->kind == DK_ALLREDUCE ?
 		  pick_algo(k->opts ? k->opts->algorithm : 0, k->count * k->esz, n) : 0;
 	for (int l = 0; l < m; l++) {
-		struct dcoll_rec *r = &own[l];
+		struct m890_dcoll_rec *r = &own[l];
 		int i = m890_comm_local_rank(c, l);
 
 		r->kind = k->kind;
@@ -629,11 +570,14 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 	st = m890_comm_allgather_host(c, k->what, mine, sizeof(own[0]), k->all);
 	if (st)
 		goto out;
-	st = global_checks(k, n, k->all, msg, sizeof(msg));
+	st = m890_dcoll_check(n, k->all, is_reduction(k->kind), k->what, msg,
+			      sizeof(msg));
 	if (st) {
 		st = m890_fail(st, "%s", msg);
 		goto out;
 	}
+	if (m890_comm_group_dry(c))
+		goto out;
 	if (k->kind != DK_BARRIER && !k->count)
 		goto events;
 	if (is_reduction(k->kind)) {
@@ -687,6 +631,13 @@ M890_EXPORT m890_status_t m890_allreduce(m890_comm_t comm,
 			   .count = count, .type = type, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLREDUCE, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = count, .type = (int)type, .op = (int)op,
+					 .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, (int32_t)op);
 }
 
@@ -705,6 +656,13 @@ M890_EXPORT m890_status_t m890_reduce_scatter(m890_comm_t comm,
 			   .type = type, .sb = sendbufs, .rb = recvbufs,
 			   .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_REDUCE_SCATTER, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = recvcount, .type = (int)type, .op = (int)op,
+					 .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, (int32_t)op);
 }
 
@@ -720,6 +678,13 @@ M890_EXPORT m890_status_t m890_allgather(m890_comm_t comm,
 			   .count = bytes_per_rank, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_ALLGATHER, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = bytes_per_rank, .streams = streams,
+					 .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }
 
@@ -735,6 +700,13 @@ M890_EXPORT m890_status_t m890_broadcast(m890_comm_t comm,
 			   .count = bytes, .root = root, .sb = sendbufs,
 			   .rb = recvbufs, .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_BROADCAST, .c = comm, .sb = sendbufs, .rb = recvbufs,
+					 .count = bytes, .root = root, .streams = streams,
+					 .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }
 
@@ -746,5 +718,10 @@ M890_EXPORT m890_status_t m890_barrier(m890_comm_t comm,
 	struct dcall k = { .c = comm, .what = "barrier", .kind = DK_BARRIER,
 			   .streams = streams, .opts = opts };
 
+	if (m890_group_active()) {
+		struct m890_gcall g = { .kind = M890_G_BARRIER, .c = comm, .streams = streams, .opts = opts };
+
+		return m890_group_add(&g);
+	}
 	return dcoll_run(&k, M890_OP_SUM);
 }

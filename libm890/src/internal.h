@@ -318,6 +318,51 @@ const struct m890_p2p_rec *m890_group_match(int n,
 					    uint64_t max_ops, int i, int j,
 					    uint64_t k);
 
+/*
+ * struct m890_dcoll_rec - one rank's part of a device collective (dcoll.c),
+ * the same fields at every rank or the call fails everywhere.
+ * @status, @msg: its local refusal (0: none).
+ * @count: elements (reductions) or bytes.  @type, @op, @root, @algo: as
+ * passed (@algo resolved from AUTO).  @recv_index: its receive buffer's
+ * registration.  @scratch_index: the registration number of its scratch
+ * (the next one when it has none yet).
+ */
+struct m890_dcoll_rec {
+	int32_t status;
+	uint32_t kind;
+	uint64_t count;
+	uint32_t type;
+	uint32_t op;
+	int32_t root;
+	uint32_t algo;
+	uint32_t recv_index;
+	uint32_t scratch_index;
+	char msg[M890_COLL_MSG];
+};
+/*
+ * Refusals carried from a rank, then every rank's call against rank 0's
+ * (and, for a @reduction, the scratch's registration number); the message
+ * names the ranks, in @msg.
+ */
+m890_status_t m890_dcoll_check(int n, const struct m890_dcoll_rec *all,
+			       bool reduction, const char *what, char *msg,
+			       size_t len);
+/* struct m890_group_sum - a rank's group on one communicator (group.c). */
+struct m890_group_sum_call {
+	char what[M890_META_WHAT];
+	uint64_t bytes;			/* of its first agreement's record */
+};
+#define M890_GROUP_MAX_CALLS	64
+struct m890_group_sum {
+	int32_t status;			/* a local refusal, then @msg */
+	uint32_t ncalls;
+	char msg[M890_COLL_MSG];
+	struct m890_group_sum_call call[M890_GROUP_MAX_CALLS];
+};
+/* Refusals, then the number and kinds of calls against rank 0's. */
+m890_status_t m890_group_sum_check(int n, const struct m890_group_sum *all,
+				   char *msg, size_t len);
+
 /* coll.c: the local checks every collective of a communicator shares. */
 /* Record a local refusal @st (the last error, "@what: " cut) once. */
 void m890_coll_refuse(m890_status_t st, const char *what, int32_t *status,
@@ -343,6 +388,56 @@ void m890_dcoll_free(struct m890_dcoll *d);
 struct m890_dcoll **m890_comm_dcoll(struct m890_comm *c);
 /* Buffers local rank @i registered so far (the next one's number). */
 unsigned int m890_comm_nreg(struct m890_comm *c, int i);
+
+/*
+ * group.c: m890_group_start() .. m890_group_end().  Inside a group each
+ * collective records its arguments with m890_group_add() and returns;
+ * m890_group_end() runs the calls of each communicator with the
+ * communicator's group state set, which m890_comm_allgather_host() hands
+ * to m890_group_gather().
+ */
+enum m890_gkind {
+	M890_G_ALLREDUCE = 1,
+	M890_G_REDUCE_SCATTER,
+	M890_G_ALLGATHER,
+	M890_G_BROADCAST,
+	M890_G_BARRIER,
+	M890_G_ALLTOALL,
+	M890_G_ALLTOALLV,
+	M890_G_SENDRECV,
+};
+/* A call's arguments; the arrays have nlocal entries (rows: nlocal * n). */
+struct m890_gcall {
+	enum m890_gkind kind;
+	struct m890_comm *c;
+	const m890_buffer_t *sb, *rb;
+	const m890_stream_t *streams;
+	const uint64_t *sc, *sd, *rc, *rd;
+	const struct m890_p2p *ops;
+	size_t nops;
+	uint64_t count;			/* elements or bytes */
+	int type, op, root;
+	const struct m890_coll_opts *opts;
+};
+struct m890_group_state;
+/* Inside m890_group_start() .. m890_group_end() on this thread. */
+bool m890_group_active(void);
+/* Record @g (arrays copied) for m890_group_end(). */
+m890_status_t m890_group_add(const struct m890_gcall *g);
+/* m890_comm_allgather_host() while a group runs on @c. */
+m890_status_t m890_group_gather(struct m890_group_state *gs,
+				struct m890_comm *c, const char *what,
+				const void *const *mine, size_t bytes, void *all);
+/* The dry run: a call stops after its global checks (st = success). */
+bool m890_group_dry(const struct m890_group_state *gs);
+/* comm.c: the communicator's group state (NULL outside m890_group_end()). */
+struct m890_group_state **m890_comm_group(struct m890_comm *c);
+/* m890_comm_allgather_host() with no group in the way. */
+m890_status_t m890_comm_allgather_now(struct m890_comm *c, const char *what,
+				      const void *const *mine, size_t bytes,
+				      void *all);
+/* The calls stop after their global checks (a group's dry run). */
+bool m890_comm_group_dry(struct m890_comm *c);
 
 /* bootstrap.c */
 struct m890_boot;

@@ -3,6 +3,9 @@
 # Benchmark programs (`make bench`, see Documentation/performance.rst):
 #   build/bin/a2a_perf           guest: all-to-all bandwidth (libm890)
 #   build/bin/ep_perf            guest: EP dispatch/combine times (libm890)
+#   build/bin/allreduce_perf, allgather_perf, reduce_scatter_perf,
+#   broadcast_perf               guest: device collectives (libm890), one
+#                                source (coll_perf.c) built per collective
 #   build/bench/memcpy_bw        host: memcpy bandwidth, the table's limit
 #   build/bench/mpi_a2a_perf     host: Open MPI MPI_Alltoall baseline
 # The guest programs go into the guest image with the other programs; the
@@ -15,7 +18,10 @@ BENCH_HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 
 .PHONY: bench-guest bench-host userspace
 
-bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf $(M890_BUILD)/bin/a2a_perf_test
+COLL_PERF_TOOLS := allreduce_perf allgather_perf reduce_scatter_perf broadcast_perf
+
+bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf $(M890_BUILD)/bin/a2a_perf_test \
+	$(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS))
 
 # a2a_perf's option semantics (tests/bench/a2a_perf_test.sh): in the guest
 # (m890-guest-tests) and, its host part, as a unit test.
@@ -48,6 +54,16 @@ $(M890_BUILD)/bin/a2a_perf: $(A2A_PERF_SRCS) tests/bench/bench_pat.h \
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(A2A_PERF_SRCS) \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+# The collective of each tool, for coll_perf.c's -DPERF_COLL.
+COLL_PERF_SRCS := tests/bench/coll_perf.c
+coll_perf_def = -DPERF_COLL=PC_$(shell echo $(patsubst %_perf,%,$(1)) | tr a-z A-Z)
+
+$(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS)): $(M890_BUILD)/bin/%: $(COLL_PERF_SRCS) \
+		libm890/examples/cli_args.h $(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples $(call coll_perf_def,$*) -o $@ \
+		$(COLL_PERF_SRCS) $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 $(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h

@@ -62,6 +62,7 @@ suite m890-lib-test-mproc m890-lib-test-mproc
 suite m890-lib-test-ep_mproc m890-lib-test-ep_mproc
 # The device collectives, both kinds (64 ranks in one process, then 64 processes).
 suite m890-lib-test-dcoll m890-lib-test-dcoll
+suite m890-lib-test-group m890-lib-test-group
 
 # The K3 decode step, measured: one warm-up and one timed iteration
 # suffice (modelled time is deterministic), -A 1 fails a measurement

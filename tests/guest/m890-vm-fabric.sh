@@ -120,6 +120,13 @@ if [ "$vms" -gt 1 ]; then
 	rc=$?
 	sed 's/^/# /' /tmp/dcoll-fabric.log
 	result $rc "vm $vm: allreduce, reduce-scatter, allgather, broadcast, barrier across $vms VMs, bit-exact"
+	# The id every VM passes (its text form): the meeting card is VM 0's
+	# first card, fabric id 0.
+	echo "# == groups, unique-id communicator, deregistration over the $total cards of $vms VMs (m890-lib-test-group --vms)"
+	m890-lib-test-group --vms m890-fabric:00000000000005a9:0 "0-$((total - 1))" >/tmp/group-fabric.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/group-fabric.log
+	result $rc "vm $vm: a group of collectives on a communicator from a unique id across $vms VMs, bit-exact, deregistration"
 	echo "# == EP dispatch/combine over the $total cards of $vms VMs (m890-lib-test-ep_fabric --vms)"
 	expect_errors "the test kills the last VM's last rank before a dispatch" \
 		"'[drm] *ERROR* ... MMU fault ... context stopped' on the console of a card whose peer window vanished" \
