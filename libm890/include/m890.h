@@ -55,7 +55,7 @@ extern "C" {
  * macros match VERSION.
  */
 #define M890_VERSION_MAJOR 1
-#define M890_VERSION_MINOR 5
+#define M890_VERSION_MINOR 6
 #define M890_VERSION_PATCH 0
 /** Library version as major * 10000 + minor * 100 + patch. */
 #define M890_VERSION_CODE \
