@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "rank_timeout.h"
 
 #define MAXN 64
 #define POISON 0xa5u
@@ -687,7 +688,7 @@ static unsigned int child(int me, int n, const char *path)
 	char want[64];
 	m890_status_t st;
 
-	cfg.timeout_ns = 5000000000ull;
+	cfg.timeout_ns = rank_timeout_ns(n, 5000000000ull);
 	c.ref = malloc(c.bytes);
 	if (!c.ref || !rank_open(&r, me, c.bytes))
 		return 0;

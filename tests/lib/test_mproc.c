@@ -27,6 +27,7 @@
 
 #include "tap.h"
 #include "coll_checks.h"
+#include "rank_timeout.h"
 
 #define MAXN 64
 #define BLOCK 12289u		/* odd, crosses pages */
@@ -83,7 +84,7 @@ static unsigned int child(int me, int n, const char *path, int out)
 	void *p;
 	int r;
 
-	cfg.timeout_ns = 3000000000ull;
+	cfg.timeout_ns = rank_timeout_ns(n, 3000000000ull);
 	if (m890_device_open(me, &c.dev) || m890_stream_create(c.dev, &c.str) ||
 	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.sb) ||
 	    m890_buffer_alloc(c.dev, total, M890_MEM_HBM, &c.rb) ||
