@@ -3,7 +3,7 @@
 # Benchmark programs (`make bench`, see Documentation/performance.rst):
 #   build/bin/a2a_perf           guest: all-to-all bandwidth (libm890)
 #   build/bin/ep_perf            guest: EP dispatch/combine times (libm890)
-#   build/bench/memcpy_bw        host: memcpy bandwidth, the table's limit
+#   build/bench/memcpy_bw        host: memcpy bandwidth (-t threads), the limit
 #   build/bench/mpi_a2a_perf     host: Open MPI MPI_Alltoall baseline
 # The guest programs go into the guest image with the other programs; the
 # host programs are built only by `make bench` (they need Open MPI, which
@@ -52,7 +52,7 @@ $(M890_BUILD)/bin/a2a_perf: $(A2A_PERF_SRCS) tests/bench/bench_pat.h \
 $(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<
+	$(CC) $(BENCH_HOST_CFLAGS) -pthread -Ilibm890/examples -o $@ $<
 
 $(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h
