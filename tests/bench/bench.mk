@@ -28,6 +28,17 @@ $(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD
 		'$(CURDIR)' '$(CURDIR)' >$@
 	chmod 755 $@
 unit: $(M890_BUILD)/unit/a2a_perf_args_test
+
+# make bench's host pieces (tests/bench/bench_table_test.sh): memcpy_bw's
+# options, the table of the repeats and its plot.  memcpy_bw needs no
+# Open MPI, so the unit tests build it too.
+$(M890_BUILD)/unit/bench_table_test: tests/bench/bench_table_test.sh \
+		tests/bench/alltoall.awk tests/bench/busbw.sh $(M890_BUILD)/bench/memcpy_bw
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec bash %s/tests/bench/bench_table_test.sh %s %s/$(M890_BUILD)/bench/memcpy_bw\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(M890_BUILD)/unit/bench_table_test
 userspace: bench-guest
 bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
 
