@@ -39,7 +39,9 @@ done
 
 # The size options of a2a_args, for memcpy_bw (sizes are what one rank
 # sends in total, for all three programs).
-sizes=$(echo "$a2a_args" | grep -oE -- '-[befi] *[0-9]+[KkMmGg]?' | tr '\n' ' ')
+sizes=$(echo "$a2a_args" |
+	grep -oE -- '(-[befi] *|--(minbytes|maxbytes|stepfactor|stepbytes)[ =])[0-9]+[KkMmGg]?' |
+	tr ' \n' '= ' | sed 's/^\(-[befi]\)=*/\1/; s/ \(-[befi]\)=*/ \1/g')
 
 # The three programs, one after the other (they must not share the CPU),
 # and the whole sequence BENCH_RUNS times, so that each size has as many
