@@ -19,7 +19,7 @@ M890_GOALS := $(or $(MAKECMDGOALS),all)
 M890_DEPS_GOALS := $(filter-out help clean uninstall dkms-uninstall,$(M890_GOALS))
 ifeq ($(M890_DEPS_GOALS),)
 M890_DEPS :=
-else ifneq ($(filter bench,$(M890_DEPS_GOALS)),)
+else ifneq ($(filter bench bench-host,$(M890_DEPS_GOALS)),)
 M890_DEPS := bench
 else ifeq ($(filter-out install install-user dkms-install dkms-source,$(M890_DEPS_GOALS)),)
 M890_DEPS := install
@@ -68,7 +68,7 @@ help:
 	@echo "make check               run every test suite"
 	@echo "make check-unit          run the host unit tests only (no guest)"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
-	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=)"
+	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=, BENCH_RUNS=)"
 	@echo "make shell               interactive guest shell"
 	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND QEMU_OPTS GUEST_PROGRAMS"
 	@echo "  (your own programs for the guest: user/README.md)"
@@ -142,15 +142,18 @@ run: guest-args qemu image
 # Documentation/performance.rst.  64 MiB per peer on 8 cards needs about
 # 1 GiB of HBM per card (a power of two: 2048 MiB by default for bench).
 # Sizes are the bytes one rank sends in all (nccl-tests): 1 KiB to 64 MiB
-# per peer.
+# per peer.  The three programs run BENCH_RUNS times (min / median / max
+# per size); memcpy with as many threads as the host has cores.
 A2A_ARGS ?= -b $(CARDS)K -e $(shell echo $$((64 * $(CARDS))))M -f 4 -n 5 -w 1 -c 1
 EP_ARGS ?= -n 3 -w 1
 BENCH_HBM_MB ?= 2048
 BENCH_TIMEOUT ?= 3600
+BENCH_RUNS ?= 3
 bench: qemu image
 	@$(MAKE) -s bench-host
 	@$(GUEST_ENV) CARDS=$(CARDS) HBM_MB=$(BENCH_HBM_MB) A2A_ARGS='$(A2A_ARGS)' \
-		EP_ARGS='$(EP_ARGS)' GUEST_TIMEOUT=$(BENCH_TIMEOUT) tests/bench/bench.sh
+		EP_ARGS='$(EP_ARGS)' GUEST_TIMEOUT=$(BENCH_TIMEOUT) BENCH_RUNS=$(BENCH_RUNS) \
+		tests/bench/bench.sh
 
 # ---- tests ----
 check: qemu image

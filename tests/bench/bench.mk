@@ -6,7 +6,7 @@
 #   build/bin/allreduce_perf, allgather_perf, reduce_scatter_perf,
 #   broadcast_perf               guest: device collectives (libm890), one
 #                                source (coll_perf.c) built per collective
-#   build/bench/memcpy_bw        host: memcpy bandwidth, the table's limit
+#   build/bench/memcpy_bw        host: memcpy bandwidth (-t threads), the limit
 #   build/bench/mpi_a2a_perf     host: Open MPI MPI_Alltoall baseline
 # The guest programs go into the guest image with the other programs; the
 # host programs are built only by `make bench` (they need Open MPI, which
@@ -34,6 +34,17 @@ $(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD
 		'$(CURDIR)' '$(CURDIR)' >$@
 	chmod 755 $@
 unit: $(M890_BUILD)/unit/a2a_perf_args_test
+
+# make bench's host pieces (tests/bench/bench_table_test.sh): memcpy_bw's
+# options, the table of the repeats and its plot.  memcpy_bw needs no
+# Open MPI, so the unit tests build it too.
+$(M890_BUILD)/unit/bench_table_test: tests/bench/bench_table_test.sh \
+		tests/bench/alltoall.awk tests/bench/busbw.sh $(M890_BUILD)/bench/memcpy_bw
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec bash %s/tests/bench/bench_table_test.sh %s %s/$(M890_BUILD)/bench/memcpy_bw\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(M890_BUILD)/unit/bench_table_test
 userspace: bench-guest
 bench-host: $(M890_BUILD)/bench/memcpy_bw $(M890_BUILD)/bench/mpi_a2a_perf
 
@@ -68,7 +79,7 @@ $(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS)): $(M890_BUILD)/bin/%: $(COLL_
 $(M890_BUILD)/bench/memcpy_bw: tests/bench/memcpy_bw.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<
+	$(CC) $(BENCH_HOST_CFLAGS) -pthread -Ilibm890/examples -o $@ $<
 
 $(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/bench_pat.h \
 		libm890/examples/cli_args.h

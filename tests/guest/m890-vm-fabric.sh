@@ -129,8 +129,10 @@ if [ "$vms" -gt 1 ]; then
 	result $rc "vm $vm: a group of collectives on a communicator from a unique id across $vms VMs, bit-exact, deregistration"
 	echo "# == EP dispatch/combine over the $total cards of $vms VMs (m890-lib-test-ep_fabric --vms)"
 	expect_errors "the test kills the last VM's last rank before a dispatch" \
-		"'[drm] *ERROR* ... MMU fault ... context stopped' on the console of a card whose peer window vanished" \
-		"'rank N, peer killed: device fault' (or a timeout naming that rank) from the surviving ranks"
+		"'[drm] *ERROR* queue Q (pid P): seqno S timed out' (several) from the queues waiting for the killed rank" \
+		"'[drm] *ERROR* pid P (...) asid A: MMU fault at ADDR, ...; context stopped' from a card writing into the killed rank's vanished window (not every run)" \
+		"'[drm] *ERROR* queue Q (pid P): error 5 at head H' (a fabric error) from a queue whose write to that peer failed (not every run)" \
+		"'rank N, peer killed: timeout|device fault|device error: ... rank R ...' from each surviving rank, naming the killed rank R"
 	m890-lib-test-ep_fabric --vms >/tmp/ep-fabric.log 2>&1
 	rc=$?
 	sed 's/^/# /' /tmp/ep-fabric.log
@@ -138,8 +140,9 @@ if [ "$vms" -gt 1 ]; then
 fi
 if [ "$leave" = 1 ] && [ "$vms" -gt 1 ]; then
 	echo "# suite m890_xvm_test"
-	expect_errors "m890_xvm_test revokes an export that VM 1 has a window on" \
-		"'[drm] *ERROR* ... MMU fault ... context stopped' in VM 1 (its access through the revoked window)"
+	expect_errors "m890_xvm_test accesses windows whose exports were revoked" \
+		"'[drm] *ERROR* pid P (m890_xvm_test) asid A: MMU fault at ADDR, ..., write (queue Q); context stopped' in each VM (same_vm_window_faults_after_revoke_and_free)" \
+		"'[drm] *ERROR* queue Q (pid P): error 5 at head H' (a fabric error) in VM 1 (other_vm_window_faults_after_revoke: the window on VM 0's revoked export)"
 	m890_xvm_test
 	result $? "vm $vm: m890_xvm_test (exports and windows across VMs)"
 fi
@@ -185,7 +188,8 @@ if [ "$leave" = 1 ] && [ "$vms" = 2 ]; then
 	result $? "vm 0: port 63 admin down, for vm 1 to see"
 	t=30
 	expect_errors "VM 1 powers off in the middle of this all-to-all" \
-		"m890-a2a's error naming a rank of VM 1 (a timeout or a lost peer)"
+		"'[drm] *ERROR* queue Q (pid P): seqno S timed out' (several) from this VM's queues waiting for VM 1's ranks" \
+		"'m890-a2a: all-to-all: ... rank R (fabric id F) ...' naming a rank of VM 1 (a timeout or a lost peer)"
 	start=$(date +%s)
 	m890-a2a --fabric 0x5a2 --ranks "0-$((total - 1))" --timeout $t >/tmp/a2a-dead.log 2>&1
 	rc=$?
