@@ -40,6 +40,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->progress = 0;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
+    m890_clock_queue_reset(s, q);
     s->qerr_status &= ~(1ull << q->index);
 }
 
@@ -189,6 +190,7 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
             if (q->waiting) {
                 b->wait_changed = true;
             }
+            m890_clock_done(s, q);
             q->have_pkt = false;
             q->waiting = false;
             q->head++;
