@@ -472,15 +472,23 @@ static const MemoryRegionOps m890_mmio_ops = {
     },
 };
 
+/*
+ * A SIGNAL whose semaphore this card cannot tell (one of another VM's
+ * cards): re-check every queue blocked in a WAIT.
+ */
 void m890_kick(M890State *s)
 {
+    bool any = false;
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
         if (s->queues[i].waiting) {
-            qemu_bh_schedule(s->bh);
-            return;
+            s->queues[i].wait_kicked = true;
+            any = true;
         }
+    }
+    if (any) {
+        qemu_bh_schedule(s->bh);
     }
 }
 
@@ -490,13 +498,17 @@ void m890_kick(M890State *s)
  */
 void m890_kick_sem(M890State *s, const void *sem)
 {
+    bool any = false;
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
         if (s->queues[i].waiting && s->queues[i].wait_sem == sem) {
-            qemu_bh_schedule(s->bh);
-            return;
+            s->queues[i].wait_kicked = true;
+            any = true;
         }
+    }
+    if (any) {
+        qemu_bh_schedule(s->bh);
     }
 }
 

@@ -156,6 +156,7 @@ typedef struct M890Queue {
     /* command processor */
     bool have_pkt;              /* pkt holds the packet at head */
     bool waiting;               /* pkt is a WAIT whose condition is false */
+    bool wait_kicked;           /* its semaphore may have changed: check */
     const void *wait_sem;       /* its semaphore: HBM pointer, NULL: host */
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
