@@ -432,18 +432,7 @@ int main(int argc, char **argv)
     int ret, i;
 
     g_test_init(&argc, &argv, NULL);
-    qs = qtest_pc_boot("-machine q35 -bios bios-microvm.bin -vga none "
-                       "-nodefaults -object icn-switch,id=sw0 "
-                       "-object memory-backend-ram,id=hbm0,size=16M "
-                       "-object memory-backend-ram,id=hbm1,size=16M "
-                       "-object memory-backend-ram,id=hbm2,size=16M "
-                       "-device m890,memdev=hbm0,switch=sw0,port=0,"
-                       "queues=%d,addr=04.0 "
-                       "-device m890,memdev=hbm1,switch=sw0,port=1,"
-                       "queues=%d,addr=05.0 "
-                       "-device m890,memdev=hbm2,switch=sw0,port=2,"
-                       "queues=%d,engines=0,addr=06.0",
-                       M890T_NQ, M890T_NQ, M890T_NQ);
+    qs = m890t_boot_with_1_0();
     for (i = 0; i < NCARDS; i++) {
         /* cards 0 and 2 reach card 1 as their peer, card 1 card 0 */
         card_init_at(qs, &cards[i], QPCI_DEVFN(4 + i, 0), i == 1 ? 0 : 1);
