@@ -95,7 +95,7 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	memset(info, 0, sizeof(*info));
 	info->pci_vendor = mdev->pdev->vendor;
 	info->pci_device = mdev->pdev->device;
-	info->spec_version = M890_SPEC_VERSION;
+	info->spec_version = mdev->version;
 	info->num_queues = mdev->num_queues;
 	info->fabric_id = mdev->fabric_id;
 	info->fabric_port = mdev->fabric_port;
@@ -114,6 +114,13 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	}
 	if (mdev->caps & M890_HWCAP_TIMESTAMP)
 		info->capabilities |= DRM_M890_CAP_TIMESTAMP;
+	/* spec 1.1: the packets and flags the driver lets through */
+	if (mdev->caps & M890_HWCAP_ENGINES)
+		info->capabilities |= DRM_M890_CAP_ENGINES;
+	if (mdev->caps & M890_HWCAP_ATOMICS)
+		info->capabilities |= DRM_M890_CAP_ATOMICS;
+	if (mdev->caps & M890_HWCAP_ROWS)
+		info->capabilities |= DRM_M890_CAP_ROWS;
 	info->max_submit_packets = M890_MAX_SUBMIT;
 }
 

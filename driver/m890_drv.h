@@ -142,6 +142,7 @@ struct m890_pt {
  * @regs: BAR0 mapping.
  * @hbm_phys: CPU physical address of BAR2 (HBM aperture).
  * @hbm_size: bytes of HBM.
+ * @version: the card's spec version (REG_VERSION), major << 16 | minor.
  * @caps: M890_HWCAP_*.
  * @num_queues: hardware queues.
  * @fabric_id: card's fabric id or M890_FABRIC_ID_NONE.
@@ -191,6 +192,7 @@ struct m890_device {
 	void __iomem *regs;
 	phys_addr_t hbm_phys;
 	u64 hbm_size;
+	u32 version;
 	u32 caps;
 	u32 num_queues;
 	u32 fabric_id;

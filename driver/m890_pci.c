@@ -281,8 +281,11 @@ static int m890_read_config(struct m890_device *mdev)
 		dev_err(&pdev->dev, "bad ID register\n");
 		return -ENODEV;
 	}
-	if ((m890_rd(mdev, M890_REG_VERSION) >> 16) != (M890_SPEC_VERSION >> 16)) {
-		dev_err(&pdev->dev, "unsupported spec version\n");
+	/* a driver for 1.x takes any minor: new minors announce their features in CAPS */
+	mdev->version = m890_rd(mdev, M890_REG_VERSION);
+	if ((mdev->version >> 16) != (M890_SPEC_VERSION >> 16)) {
+		dev_err(&pdev->dev, "unsupported spec version %u.%u\n",
+			mdev->version >> 16, mdev->version & 0xffff);
 		return -ENODEV;
 	}
 	mdev->caps = m890_rd(mdev, M890_REG_CAPS);

@@ -35,7 +35,8 @@
  * logged once per context, with the opener's pid and command name.  Other
  * files are unaffected; the client recovers by opening a new file.  Errors
  * that are not the context's doing (DMA, fabric, ring, unsupported packet)
- * stop only their queue.
+ * stop only their queue, and so does a MOE_ROUTE that found an expert over
+ * its capacity (M890_QERR_CAPACITY), whose work fails with -ENOSPC.
  *
  * Queue ids are per file, allocated cyclically, and a queue is inserted in
  * the file's xarray only once it is fully built.
@@ -74,42 +75,75 @@ static void m890_queue_watch(struct m890_queue *q)
 }
 
 /*
- * Reserved 32-bit words of each user opcode (bit i = dword i must be 0).
- * REDUCE and MX also reserve bits 31:16 of dword 1.
+ * Reserved 32-bit words of each user opcode (bit i = dword i must be 0),
+ * as laid out by spec 1.1 (uapi/drm/m890_packets.h).  MX also reserves
+ * bits 31:16 of dword 1; REDUCE's are its flags (spec 1.1, CAPS.ROWS).
  */
-static const u16 m890_rsvd_dwords[M890_PKT_MX_DEQUANT + 1] = {
+static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
 	[M890_PKT_NOP] = 0xfffe,
-	[M890_PKT_COPY] = 0xff02,
+	[M890_PKT_COPY] = 0xf002,
 	[M890_PKT_COPY_2D] = 0xf800,
 	[M890_PKT_FILL] = 0xffc0,
-	[M890_PKT_SIGNAL] = 0xffc0,
+	[M890_PKT_SIGNAL] = 0xc080,
 	[M890_PKT_WAIT] = 0xffc0,
 	[M890_PKT_TIMESTAMP] = 0xfff2,
 	[M890_PKT_GATHER] = 0xfe00,
 	[M890_PKT_SCATTER] = 0xfe00,
-	[M890_PKT_REDUCE] = 0xf000,
+	[M890_PKT_REDUCE] = 0xe000,
 	[M890_PKT_MX_QUANT] = 0xfc00,
 	[M890_PKT_MX_DEQUANT] = 0xfc00,
+	[M890_PKT_COPY_ROWS] = 0x8000,
+	[M890_PKT_MOE_ROUTE] = 0x0000,
 };
 
-static bool m890_packet_valid(const union m890_packet *pkt)
+/* REDUCE dword 1 bits 31:16 (flags) and dword 12 (seg_rows): CAPS.ROWS */
+#define M890_REDUCE_FLAGS_VALID	(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)
+
+/*
+ * m890_packet_valid() - may @pkt be submitted to @mdev?
+ *
+ * Checks what the driver can check without reading memory: the opcode
+ * (user opcodes only, 0x0c/0x0d only on a card with CAPS.ROWS), the
+ * header (RELAXED only on data packets of a card with CAPS.ENGINES) and
+ * every reserved field.  The card checks the rest and stops the queue
+ * on a bad value.
+ */
+static bool m890_packet_valid(struct m890_device *mdev, const union m890_packet *pkt)
 {
 	u32 hdr = le32_to_cpu((__force __le32)pkt->hdr);
+	u32 dw1 = le32_to_cpu((__force __le32)pkt->dw[1]);
 	u32 op = M890_PKT_OPCODE(hdr);
+	u32 flags = M890_PKT_FLAGS(hdr);
 	u16 mask;
 	int i;
 
-	if (hdr & (M890_PKT_HDR_RSVD | 0xff00u))
+	if ((hdr & M890_PKT_HDR_RSVD) || (flags & ~M890_PKT_FLAGS_VALID))
 		return false;
-	if (op > M890_PKT_MX_DEQUANT)
+	if (op > M890_PKT_MOE_ROUTE)
+		return false;
+	if ((op == M890_PKT_COPY_ROWS || op == M890_PKT_MOE_ROUTE) &&
+	    !(mdev->caps & M890_HWCAP_ROWS))
+		return false;
+	if ((flags & M890_PKT_F_RELAXED) &&
+	    (!(mdev->caps & M890_HWCAP_ENGINES) || op == M890_PKT_NOP ||
+	     op == M890_PKT_WAIT || op == M890_PKT_TIMESTAMP))
 		return false;
 	mask = m890_rsvd_dwords[op];
+	if (op == M890_PKT_REDUCE && !(mdev->caps & M890_HWCAP_ROWS))
+		mask |= BIT(12);
 	for (i = 1; i < 16; i++)
 		if ((mask & BIT(i)) && pkt->dw[i])
 			return false;
-	if ((op == M890_PKT_REDUCE || op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) &&
-	    (le32_to_cpu((__force __le32)pkt->dw[1]) & 0xffff0000u))
+	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) && (dw1 & 0xffff0000u))
 		return false;
+	if (op == M890_PKT_REDUCE) {
+		u32 rflags = dw1 >> 16;
+
+		if (rflags & ~M890_REDUCE_FLAGS_VALID)
+			return false;
+		if (rflags && !(mdev->caps & M890_HWCAP_ROWS))
+			return false;
+	}
 	return true;
 }
 
@@ -250,6 +284,24 @@ static void m890_queue_timeout(struct work_struct *work)
 	mutex_unlock(&q->lock);
 }
 
+/*
+ * The errno the work of a queue stopped with @code fails with: -EFAULT for
+ * an MMU fault, -ENOSPC when MOE_ROUTE found an expert over its capacity
+ * (a status of the data, spec §7.14: the packet completed its writes),
+ * -EIO for any other error.
+ */
+static int m890_qerr_errno(u32 code)
+{
+	switch (code) {
+	case M890_QERR_MMU_FAULT:
+		return -EFAULT;
+	case M890_QERR_CAPACITY:
+		return -ENOSPC;
+	default:
+		return -EIO;
+	}
+}
+
 /* Execution errors caused by the context's own packets: they make it bad. */
 static bool m890_qerr_is_ctx_fault(u32 code)
 {
@@ -313,7 +365,7 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 	ctx = q->ctx;
 	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
 	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-	err = code == M890_QERR_MMU_FAULT ? -EFAULT : -EIO;
+	err = m890_qerr_errno(code);
 	m890_fence_process(q);
 	m890_fence_fail_all(q, err);
 	atomic_inc(&ctx->faults);
@@ -660,7 +712,7 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_free;
 	}
 	for (i = 0; i < args->count; i++) {
-		if (!m890_packet_valid(&pkts[i])) {
+		if (!m890_packet_valid(q->mdev, &pkts[i])) {
 			ret = -EINVAL;
 			goto out_free;
 		}

@@ -1099,6 +1099,13 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 			for (int k = 0; k < (comm_per_rank(c) ? 3 : 2) * c->n && !st; k++)
 				st = m890_signal(s, c->r[i].sem->va + 8ull * k,
 						 UINT64_MAX, M890_SEM_SET);
+			/* The counters the exchange of spec 1.1 cards waits on. */
+			if (!st)
+				st = m890_signal(s, c->r[i].sem->va + sem_ready_ctr(c->n),
+						 UINT64_MAX, M890_SEM_SET);
+			if (!st)
+				st = m890_signal(s, c->r[i].sem->va + sem_done_ctr(c->n),
+						 UINT64_MAX, M890_SEM_SET);
 			if (!st)
 				st = m890_stream_synchronize(s);
 			for (int j = 0; j < c->n && !st; j++)
@@ -1112,6 +1119,14 @@ M890_EXPORT m890_status_t m890_comm_abort(m890_comm_t c)
 					if (!st)
 						st = m890_signal(s, c->r[i].sem_win[j]->va +
 								 sem_meta_sig(c->n, i),
+								 UINT64_MAX, M890_SEM_SET);
+					if (!st)
+						st = m890_signal(s, c->r[i].sem_win[j]->va +
+								 sem_ready_ctr(c->n),
+								 UINT64_MAX, M890_SEM_SET);
+					if (!st)
+						st = m890_signal(s, c->r[i].sem_win[j]->va +
+								 sem_done_ctr(c->n),
 								 UINT64_MAX, M890_SEM_SET);
 				}
 			if (!st)
@@ -1285,6 +1300,22 @@ static m890_status_t comm_exchange_fast(struct m890_comm *c,
 	for (int i = 0; i < n && !st; i++)
 		if (comm_local(c, i))
 			st = comm_targets(c, i);
+	/*
+	 * Every local rank's "reached it" SIGNAL is submitted before any
+	 * rank's transfers: a rank whose transfers need more ring slots than
+	 * are free waits for its queue to move, which needs the peers'
+	 * signals, so they must not be staged behind that rank's transfers.
+	 */
+	for (int i = 0; i < n && !st && n > 1; i++) {
+		union m890_packet p;
+
+		if (!comm_local(c, i))
+			continue;
+		pkt_add_list(&p, c->r[i].tgt->va, 2u * (uint32_t)(n - 1));
+		st = m890_stream_enqueue(streams[i], &p, 1);
+		if (!st)
+			st = m890_stream_flush(streams[i]);
+	}
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 		union m890_packet p;
@@ -1292,13 +1323,9 @@ static m890_status_t comm_exchange_fast(struct m890_comm *c,
 		if (!comm_local(c, i))
 			continue;
 		m890_stream_batch(streams[i], true);
-		if (n > 1) {
-			pkt_add_list(&p, r->tgt->va, 2u * (uint32_t)(n - 1));
-			st = m890_stream_enqueue(streams[i], &p, 1);
-			if (!st)
-				st = m890_wait(streams[i], r->sem->va + sem_ready_ctr(n),
-					       (uint64_t)(n - 1) * e, M890_SEM_GE);
-		}
+		if (n > 1)
+			st = m890_wait(streams[i], r->sem->va + sem_ready_ctr(n),
+				       (uint64_t)(n - 1) * e, M890_SEM_GE);
 		for (int k = 1; k < n && !st; k++) {
 			int j = (i + k) % n;
 

@@ -101,6 +101,9 @@ static void route(int32_t *idx, float *w, int ranks, uint32_t t, uint32_t k,
 #define WAIT(c) m12_drain(c, M12_HBM, 8)
 #define FENCE(c) m12_drain(c, M12_HOST, 8)
 #define DELIVERY_NS M12_DELIVERY_NS
+
+/* Cards with ENGINES and ATOMICS run the 1.1 exchange (comm_exchange_fast()). */
+static int fast_exchange;
 #define PEER_BPNS M12_LINK_BPNS
 
 struct shape {
@@ -109,14 +112,78 @@ struct shape {
 };
 
 /*
+ * The exchange of spec 1.0 cards (m890_comm_exchange()): per peer a WAIT
+ * for its ready slot, a progress mark in host memory, the transfer and a
+ * SIGNAL; then a WAIT and a mark per peer.  @md: rows per rank, @rb: row
+ * bytes.
+ */
+static void model_exchange(struct m12 *c, const uint64_t *md, double rb,
+			   int ranks, int s, int combine)
+{
+	for (int k = 1; k < ranks; k++)				/* ready */
+		DATA(c, 0, 0, 8, 0);
+	FENCE(c);		/* the exchange submits phase by phase */
+	for (int k = 0; k < ranks; k++) {			/* rotated */
+		int d = (s + k) % ranks;
+
+		if (d == s) {
+			if (md[d])	/* local SCATTER or GATHER */
+				DATA(c, 2.0 * md[d] * rb, 4.0 * md[d], 0, 0);
+			continue;
+		}
+		WAIT(c);					/* ready? */
+		DATA(c, 0, 8, 0, 0);				/* progress */
+		if (md[d])	/* SCATTER writes, GATHER reads the peer */
+			DATA(c, md[d] * rb, 4.0 * md[d], md[d] * rb, combine);
+		DATA(c, 0, 0, 8, 0);				/* done */
+	}
+	FENCE(c);
+	for (int k = 1; k < ranks; k++) {			/* wait all */
+		WAIT(c);
+		DATA(c, 0, 8, 0, 0);
+	}
+	FENCE(c);
+}
+
+/*
+ * The exchange of spec 1.1 cards (comm_exchange_fast()): one SIGNAL ADD
+ * to 2 (n - 1) peer semaphores (target list in host memory, posted adds)
+ * in a submission of its own, a WAIT for every peer, per peer the
+ * transfer and a SIGNAL ADD to 2 of its semaphores, the own block
+ * RELAXED, a WAIT for every peer's transfer; one submission.
+ */
+static void model_exchange_fast(struct m12 *c, const uint64_t *md, double rb,
+				int ranks, int s, int combine)
+{
+	if (ranks > 1) {
+		DATA(c, 0, 16.0 * (ranks - 1), 16.0 * (ranks - 1), 0);
+		FENCE(c);
+		WAIT(c);					/* all ready */
+	}
+	for (int k = 1; k < ranks; k++) {			/* rotated */
+		int d = (s + k) % ranks;
+
+		if (md[d])	/* SCATTER writes, GATHER reads the peer */
+			DATA(c, md[d] * rb, 4.0 * md[d], md[d] * rb, combine);
+		DATA(c, 0, 16, 16, 0);				/* done */
+	}
+	if (md[s])		/* local SCATTER or GATHER, on another DM */
+		m12_data(c, 1, 2.0 * md[s] * rb, 4.0 * md[s], 0, 0);
+	if (ranks > 1)
+		WAIT(c);					/* all done */
+	FENCE(c);
+}
+
+/*
  * Modelled ns of rank @s's dispatch (@combine = 0) or combine, for @ranks
  * ranks with routing @idx, as libm890 enqueues them and as ep_perf
  * measures them: from the TIMESTAMP of the event before to that of the
  * event after, each event its own submission closed by the driver's
- * FENCE.  Every WAIT is counted with one check; the exchange submits its
- * ready signals, its transfers and its final waits as three submissions,
- * each closed by the driver's FENCE (m890_stream_batch()), assumed to fit
- * the driver's max_submit_packets (1023: true up to 64 ranks).
+ * FENCE.  Every WAIT is counted with one check; the exchange (that of
+ * spec 1.0 or of 1.1 cards, model_exchange() and model_exchange_fast())
+ * is counted in the submissions it makes, each closed by the driver's
+ * FENCE (m890_stream_batch()), assumed to fit the driver's
+ * max_submit_packets (1023: true up to 64 ranks).
  */
 static double model_rank(const struct shape *sh, const int32_t *idx,
 			 int ranks, int s, int combine)
@@ -150,29 +217,10 @@ static double model_rank(const struct shape *sh, const int32_t *idx,
 			DATA(&c, 2.0 * m * sh->row, 4.0 * m, 0, 0);	/* GATHER */
 		DATA(&c, 4.0 * L, 4.0 * L, 0, 0);			/* counts */
 	}
-	for (int k = 1; k < ranks; k++)				/* ready */
-		DATA(&c, 0, 0, 8, 0);
-	FENCE(&c);		/* the exchange submits phase by phase */
-	for (int k = 0; k < ranks; k++) {			/* rotated */
-		int d = (s + k) % ranks;
-
-		if (d == s) {
-			if (md[d])	/* local SCATTER or GATHER */
-				DATA(&c, 2.0 * md[d] * rb, 4.0 * md[d], 0, 0);
-			continue;
-		}
-		WAIT(&c);					/* ready? */
-		DATA(&c, 0, 8, 0, 0);				/* progress */
-		if (md[d])	/* SCATTER writes, GATHER reads the peer */
-			DATA(&c, md[d] * rb, 4.0 * md[d], md[d] * rb, combine);
-		DATA(&c, 0, 0, 8, 0);				/* done */
-	}
-	FENCE(&c);
-	for (int k = 1; k < ranks; k++) {			/* wait all */
-		WAIT(&c);
-		DATA(&c, 0, 8, 0, 0);
-	}
-	FENCE(&c);
+	if (fast_exchange)
+		model_exchange_fast(&c, md, rb, ranks, s, combine);
+	else
+		model_exchange(&c, md, rb, ranks, s, combine);
 	if (combine && sh->t) {
 		/* REDUCE: k indices and weights per row, read once */
 		DATA(&c, (double)used * 2 * sh->h + 2.0 * sh->t * sh->h,
@@ -789,6 +837,8 @@ int main(int argc, char **argv)
 		/* spec 1.0 cards run timing model 1.1 */
 		if ((di.spec_version & 0xffff) == 0)
 			m12_model_1_1();
+		fast_exchange = (di.capabilities & (M890_CAP_ENGINES | M890_CAP_ATOMICS)) ==
+				(M890_CAP_ENGINES | M890_CAP_ATOMICS);
 		if (mode < 0)
 			mode = (di.capabilities & need) == need;
 	}

@@ -7,8 +7,9 @@
  *
  * - a packet of any opcode with plausible or edge-case fields (VAs in
  *   guest RAM, HBM, a peer's HBM, the card's own BAR0, aliased and
- *   unmapped ranges; sizes around 0, pages, 2 MiB and 2^40), often with a
- *   flipped bit or random bytes, posted and rung;
+ *   unmapped ranges; sizes around 0, pages, 2 MiB and 2^40; the RELAXED
+ *   flag, COPY's signal, SIGNAL's count, target and value lists and
+ *   stride), often with a flipped bit or random bytes, posted and rung;
  * - a register read or write of width 1, 2, 4 or 8 anywhere in BAR0,
  *   biased towards the real registers and the queues' doorbells;
  * - a page-table entry or context descriptor rewritten (with or without
@@ -132,18 +133,53 @@ static uint32_t fuzz_u32(void)
     return chance(70) ? pick(edge, G_N_ELEMENTS(edge)) : (uint32_t)rnd();
 }
 
+/*
+ * SIGNAL to many targets (1.1): a count around its limits, a target list
+ * (the one prepare() filled in guest RAM, or anything), a stride or a
+ * value list, each now and then at a bad alignment.
+ */
+static void fuzz_signal_list(Card *c, int i, union m890_packet *p)
+{
+    static const uint64_t counts[] = { 0, 1, 2, 3, 64, 255, 256, 257,
+                                       0xffffffff };
+
+    p->signal.count = chance(90) ? pick(counts, G_N_ELEMENTS(counts)) :
+                                   (uint32_t)rnd();
+    switch (below(3)) {
+    case 0:
+        p->signal.addr = 0;
+        p->signal.targets = chance(70) ? VA_HOST + data[i] + below(64) * 8 :
+                                         fuzz_va(c, i);
+        break;
+    case 1:
+        p->signal.stride = chance(80) ? below(64) * 8 : fuzz_size();
+        break;
+    default:
+        break;                          /* one address, count times */
+    }
+    if (chance(40)) {
+        p->signal.values = chance(70) ? VA_HOST + data[i] + below(256) * 8 :
+                                        fuzz_va(c, i);
+    }
+}
+
 static union m890_packet fuzz_packet(Card *c, int i)
 {
     union m890_packet p = { 0 };
     uint32_t op = chance(95) ? below(M890_PKT_OPCODE_COUNT) : rnd() & 0xff;
     unsigned int b;
 
-    p.hdr = M890_PKT_HDR(op, 0);
+    p.hdr = M890_PKT_HDR(op, chance(20) ? M890_PKT_F_RELAXED : 0);
     switch (op) {
     case M890_PKT_COPY:
         p.copy.src = fuzz_va(c, i);
         p.copy.dst = fuzz_va(c, i);
         p.copy.size = fuzz_size();
+        if (chance(30)) {               /* put with signal (1.1) */
+            p.copy.sig_addr = chance(80) ? fuzz_va(c, i) & ~7ull :
+                                           fuzz_va(c, i);
+            p.copy.sig_value = chance(80) ? below(4) : rnd();
+        }
         break;
     case M890_PKT_COPY_2D:
         p.copy_2d.src = fuzz_va(c, i);
@@ -163,6 +199,9 @@ static union m890_packet fuzz_packet(Card *c, int i)
         p.signal.op = below(3);
         p.signal.addr = fuzz_va(c, i) & ~7ull;
         p.signal.value = below(4);
+        if (op == M890_PKT_SIGNAL && chance(40)) {
+            fuzz_signal_list(c, i, &p);
+        }
         break;
     case M890_PKT_TIMESTAMP:
         p.timestamp.addr = fuzz_va(c, i) & ~7ull;
@@ -415,6 +454,11 @@ static void prepare(int i)
     pt_set(c, c->root, VA_ALIAS, 2, l1 | M890_PTE_VALID);
     data[i] = galloc(c, DATA_SIZE);
     qtest_memset(qs->qts, data[i], 0, DATA_SIZE);
+    /* a list of plausible semaphores for SIGNAL's targets */
+    for (e = 0; e < M890_SIGNAL_MAX_TARGETS; e++) {
+        qtest_writeq(qs->qts, data[i] + e * 8,
+                     chance(90) ? fuzz_va(c, i) & ~7ull : fuzz_va(c, i));
+    }
     /* tables the fuzz rewrites: the root, its level 2, two level 1s */
     ntables[i] = 0;
     tables[i][ntables[i]++] = c->root;

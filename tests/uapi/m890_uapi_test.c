@@ -687,6 +687,51 @@ TEST_F(q, submit_copy)
 	munmap(d, size);
 }
 
+/*
+ * Spec 1.1 cards: a RELAXED COPY, a COPY with its signal and a SIGNAL ADD
+ * to many semaphores (a stride) pass the driver and run.
+ */
+TEST_F(q, submit_spec_1_1_packets)
+{
+	const __u64 need = DRM_M890_CAP_ENGINES | DRM_M890_CAP_ATOMICS;
+	struct drm_m890_bo_create bo;
+	union m890_packet p[3];
+	volatile __u64 *m;
+	__u64 seq;
+
+	if ((self->info.capabilities & need) != need)
+		SKIP(return, "not a spec 1.1 card");
+	EXPECT_GE(self->info.spec_version & 0xffff, 1);
+	ASSERT_EQ(0, bo_create(self->fd, 4096, DRM_M890_BO_HOST, &bo));
+	m = bo_map(self->fd, &bo);
+	ASSERT_NE(NULL, m);
+	memset((void *)m, 0, 4096);
+	m[64] = 0x1122334455667788ull;
+
+	pkt_copy(&p[0], bo.va + 512, bo.va + 1024, 8);
+	p[0].hdr |= M890_PKT_HDR(0, M890_PKT_F_RELAXED);
+	pkt_copy(&p[1], bo.va + 1024, bo.va + 1032, 8);
+	p[1].copy.sig_addr = bo.va;
+	p[1].copy.sig_value = 5;
+	memset(&p[2], 0, sizeof(p[2]));
+	p[2].signal.hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
+	p[2].signal.op = M890_SIGNAL_ADD;
+	p[2].signal.addr = bo.va;
+	p[2].signal.value = 2;
+	p[2].signal.count = 4;
+	p[2].signal.stride = 16;
+	ASSERT_EQ(0, submit(self->fd, self->q.queue_id, p, 3, &seq));
+	ASSERT_EQ(0, wait_point(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(1, point_status(self->fd, self->q.syncobj, seq));
+	EXPECT_EQ(0x1122334455667788ull, m[129]);
+	EXPECT_EQ(7, m[0]);
+	EXPECT_EQ(0, m[1]);
+	EXPECT_EQ(2, m[2]);
+	EXPECT_EQ(2, m[6]);
+	EXPECT_EQ(0, m[8]);
+	munmap((void *)m, 4096);
+}
+
 TEST_F(q, submit_bad_count_and_pointer)
 {
 	__u32 n = self->info.max_submit_packets + 1;
@@ -736,11 +781,14 @@ TEST_F(q, submit_unknown_queue)
 TEST_F(q, submit_bad_packets)
 {
 	static const __u32 bad_hdr[] = {
-		M890_PKT_HDR(0x0c, 0), M890_PKT_HDR(0x0e, 0),
+		M890_PKT_HDR(0x0e, 0),
 		M890_PKT_HDR(0x10, 0), M890_PKT_HDR(0xff, 0),
 		M890_PKT_HDR(M890_PKT_FENCE, 0),
 		M890_PKT_HDR(M890_PKT_FENCE, M890_FENCE_F_IRQ),
-		M890_PKT_HDR(M890_PKT_NOP, 1),
+		M890_PKT_HDR(M890_PKT_NOP, M890_PKT_F_RELAXED),
+		M890_PKT_HDR(M890_PKT_WAIT, M890_PKT_F_RELAXED),
+		M890_PKT_HDR(M890_PKT_TIMESTAMP, M890_PKT_F_RELAXED),
+		M890_PKT_HDR(M890_PKT_COPY, 2),
 		M890_PKT_HDR(M890_PKT_NOP, 0x80),
 		M890_PKT_HDR(M890_PKT_NOP, 0) | (1u << 16),
 		M890_PKT_HDR(M890_PKT_NOP, 0) | (1u << 31),
@@ -766,6 +814,34 @@ TEST_F(q, submit_bad_packets)
 	pkt_fill(&p[0], 0, 0, 0);
 	p[0].fill.rsvd[4] = 1;
 	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	pkt_copy(&p[0], 0, 0, 0);
+	p[0].copy.rsvd[1] = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	memset(&p[0], 0, sizeof(p[0]));
+	p[0].signal.hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
+	p[0].signal.rsvd1 = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	p[0].signal.rsvd1 = 0;
+	p[0].signal.rsvd2 = 1;
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	memset(&p[0], 0, sizeof(p[0]));
+	p[0].reduce.hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);
+	p[0].reduce.flags = 4;			/* no such REDUCE flag */
+	EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+
+	/* Spec 1.1 opcodes and the RELAXED flag need their capabilities. */
+	if (!(self->info.capabilities & DRM_M890_CAP_ROWS)) {
+		pkt_nop(&p[0]);
+		p[0].hdr = M890_PKT_HDR(M890_PKT_COPY_ROWS, 0);
+		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+		p[0].hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	}
+	if (!(self->info.capabilities & DRM_M890_CAP_ENGINES)) {
+		pkt_copy(&p[0], 0, 0, 0);
+		p[0].hdr |= M890_PKT_HDR(0, M890_PKT_F_RELAXED);
+		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	}
 
 	/* One bad packet refuses the whole submission. */
 	pkt_nop(&p[0]);

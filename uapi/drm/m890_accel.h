@@ -101,7 +101,8 @@ struct drm_m890_device_info {
  * @queue_id: in: a queue of this file (the query's @size must cover it).
  *            -ENOENT for an unknown queue.
  * @error: returned 0 while the queue runs, else the negative errno its
- *         failed work was signalled with (-EFAULT MMU fault, -EIO other
+ *         failed work was signalled with (-EFAULT MMU fault, -ENOSPC
+ *         a MOE_ROUTE found an expert over its capacity, -EIO other
  *         execution error, -ETIMEDOUT job timeout, -ENODEV card removed).
  *         Every queue of a file whose context faulted reports the
  *         fault's error (-EFAULT MMU fault, -EIO bad packet).
