@@ -38,6 +38,9 @@
 #define  M890_HWCAP_GATHER		(1u << 3)	/* GATHER/SCATTER */
 #define  M890_HWCAP_REDUCE		(1u << 4)
 #define  M890_HWCAP_MX			(1u << 5)	/* MX_QUANT/DEQUANT */
+#define  M890_HWCAP_ENGINES		(1u << 6)	/* 1.1: data movers, RELAXED */
+#define  M890_HWCAP_ATOMICS		(1u << 7)	/* 1.1: posted fabric atomics */
+#define  M890_HWCAP_ROWS		(1u << 8)	/* 1.1: COPY_ROWS, MOE_ROUTE */
 #define M890_REG_NUM_QUEUES		0x000c	/* RO: 1..M890_MAX_QUEUES */
 #define M890_REG_HBM_SIZE		0x0010	/* RO 64: bytes of HBM (BAR2) */
 #define M890_REG_FABRIC			0x0018	/* RO: see M890_FABRIC_* */
@@ -160,6 +163,7 @@ enum m890_qerr {
 	M890_QERR_FABRIC = 5,		/* peer unreachable, link down */
 	M890_QERR_BAD_RING = 6,		/* ring base/order invalid */
 	M890_QERR_UNSUPPORTED = 7,	/* valid packet not implemented */
+	M890_QERR_CAPACITY = 8,		/* 1.1: MOE_ROUTE RECV over capacity */
 };
 
 /* spec §4.2: doorbells, one 4 KiB page per queue; write the new tail */

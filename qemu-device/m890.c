@@ -171,8 +171,7 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
     case M890_REG_VERSION:
         return M890_SPEC_VERSION;
     case M890_REG_CAPS:
-        return M890_HWCAP_MMU | M890_HWCAP_FABRIC | M890_HWCAP_TIMESTAMP |
-               M890_HWCAP_GATHER | M890_HWCAP_REDUCE | M890_HWCAP_MX;
+        return M890_CAPS;
     case M890_REG_NUM_QUEUES:
         return s->num_queues;
     case M890_REG_HBM_SIZE:
