@@ -90,6 +90,13 @@ static void m890_soft_reset(M890State *s)
     trace_m890_reset();
 }
 
+uint32_t m890_caps(M890State *s)
+{
+    return M890_HWCAP_MMU | M890_HWCAP_FABRIC | M890_HWCAP_TIMESTAMP |
+           M890_HWCAP_GATHER | M890_HWCAP_REDUCE | M890_HWCAP_MX |
+           M890_HWCAP_ROWS;
+}
+
 static M890Queue *m890_queue_of(M890State *s, hwaddr addr, uint32_t *reg)
 {
     uint32_t qid = (addr - M890_REG_Q_BASE) / M890_REG_Q_STRIDE;
@@ -171,7 +178,7 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
     case M890_REG_VERSION:
         return M890_SPEC_VERSION;
     case M890_REG_CAPS:
-        return M890_CAPS;
+        return m890_caps(s);
     case M890_REG_NUM_QUEUES:
         return s->num_queues;
     case M890_REG_HBM_SIZE:

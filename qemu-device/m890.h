@@ -27,11 +27,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(M890State, M890)
 #define TYPE_ICN_SWITCH "icn-switch"
 OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 
-/* REG_CAPS: the packets and engines this model implements (spec §3.1) */
-#define M890_CAPS               (M890_HWCAP_MMU | M890_HWCAP_FABRIC | \
-                                 M890_HWCAP_TIMESTAMP | M890_HWCAP_GATHER | \
-                                 M890_HWCAP_REDUCE | M890_HWCAP_MX | \
-                                 M890_HWCAP_ROWS)
 #define M890_NUM_CTX            1024    /* REG_NUM_CTX */
 #define M890_TLB_ENTRIES        512
 #define M890_BOUNCE_SIZE        (64 * 1024)
@@ -265,6 +260,7 @@ struct M890State {
 };
 
 /* m890.c */
+uint32_t m890_caps(M890State *s);       /* REG_CAPS */
 void m890_raise_event(M890State *s, uint32_t evt);
 void m890_msix_notify(M890State *s, uint32_t vector);
 void m890_fabric_event(M890State *s, const struct icn_event *ev);

@@ -755,7 +755,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     bool skip;
     int ret;
 
-    if (p->rsvd1 || p->rsvd2) {
+    if (p->rsvd1 || p->rsvd2 ||
+        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || seg_rows))) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
@@ -1062,11 +1063,9 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+/* True if this card executes opcode @op (spec 7, CAPS). */
+static bool m890_opcode_ok(M890State *s, uint32_t op)
 {
-    uint32_t hdr = le32_to_cpu(q->pkt.hdr);
-    uint32_t op = M890_PKT_OPCODE(hdr);
-
     switch (op) {
     case M890_PKT_NOP:
     case M890_PKT_COPY:
@@ -1080,11 +1079,22 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
     case M890_PKT_REDUCE:
     case M890_PKT_MX_QUANT:
     case M890_PKT_MX_DEQUANT:
+    case M890_PKT_FENCE:
+        return true;
     case M890_PKT_COPY_ROWS:
     case M890_PKT_MOE_ROUTE:
-    case M890_PKT_FENCE:
-        break;
+        return m890_caps(s) & M890_HWCAP_ROWS;  /* not on a 1.0 card */
     default:
+        return false;
+    }
+}
+
+int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+{
+    uint32_t hdr = le32_to_cpu(q->pkt.hdr);
+    uint32_t op = M890_PKT_OPCODE(hdr);
+
+    if (!m890_opcode_ok(s, op)) {
         trace_m890_err_opcode(q->index, op);
         qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
                       q->index, op);

@@ -337,8 +337,8 @@ static int m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
     if (r->pitch[0] < r->len[0] || r->pitch[1] < r->len[1]) {
         return m890_bad_field(q, "copy_rows pitch");
     }
-    if ((r->op == M890_ROWS_ADD && !(M890_CAPS & M890_HWCAP_ATOMICS)) ||
-        (r->op == M890_ROWS_MX && !(M890_CAPS & M890_HWCAP_MX))) {
+    if ((r->op == M890_ROWS_ADD && !(m890_caps(s) & M890_HWCAP_ATOMICS)) ||
+        (r->op == M890_ROWS_MX && !(m890_caps(s) & M890_HWCAP_MX))) {
         trace_m890_err_rows_unsupported(q->index, r->op);
         return M890_QERR_UNSUPPORTED;
     }
