@@ -30,7 +30,8 @@
 #define M890_REG_ID			0x0000	/* RO: M890_ID_MAGIC */
 #define  M890_ID_MAGIC			0x4d383930	/* "M890" */
 #define M890_REG_VERSION		0x0004	/* RO: major << 16 | minor */
-#define  M890_SPEC_VERSION		0x00010000	/* 1.0 */
+#define  M890_SPEC_VERSION		0x00010001	/* 1.1 */
+#define  M890_SPEC_VERSION_1_0		0x00010000	/* a 1.0 card */
 #define M890_REG_CAPS			0x0008	/* RO: M890_HWCAP_* */
 #define  M890_HWCAP_MMU			(1u << 0)
 #define  M890_HWCAP_FABRIC		(1u << 1)
@@ -38,7 +39,7 @@
 #define  M890_HWCAP_GATHER		(1u << 3)	/* GATHER/SCATTER */
 #define  M890_HWCAP_REDUCE		(1u << 4)
 #define  M890_HWCAP_MX			(1u << 5)	/* MX_QUANT/DEQUANT */
-#define  M890_HWCAP_ENGINES		(1u << 6)	/* 1.1: data movers, RELAXED */
+#define  M890_HWCAP_ENGINES		(1u << 6)	/* 1.1: NUM_ENGINES, RELAXED */
 #define  M890_HWCAP_ATOMICS		(1u << 7)	/* 1.1: posted fabric atomics */
 #define  M890_HWCAP_ROWS		(1u << 8)	/* 1.1: COPY_ROWS, MOE_ROUTE */
 #define M890_REG_NUM_QUEUES		0x000c	/* RO: 1..M890_MAX_QUEUES */
@@ -57,6 +58,8 @@
 #define M890_REG_SCRATCH		0x0024	/* RW, reset to 0 */
 #define M890_REG_CLOCK			0x0028	/* RO 64: modelled clock, ns */
 #define M890_REG_NUM_CTX		0x0030	/* RO: ASIDs supported */
+#define M890_REG_NUM_ENGINES		0x0034	/* RO: data movers (CAPS.ENGINES), 0 without */
+#define  M890_MAX_ENGINES		16
 #define M890_REG_EVT_STATUS		0x0040	/* RW1C: M890_EVT_* */
 #define M890_REG_EVT_MASK		0x0044	/* RW: 1 = masked */
 #define  M890_EVT_MMU_FAULT		(1u << 0)
@@ -163,7 +166,7 @@ enum m890_qerr {
 	M890_QERR_FABRIC = 5,		/* peer unreachable, link down */
 	M890_QERR_BAD_RING = 6,		/* ring base/order invalid */
 	M890_QERR_UNSUPPORTED = 7,	/* valid packet not implemented */
-	M890_QERR_CAPACITY = 8,		/* 1.1: MOE_ROUTE RECV over capacity */
+	M890_QERR_CAPACITY = 8,		/* MOE_ROUTE RECV: an expert over its cap */
 };
 
 /* spec §4.2: doorbells, one 4 KiB page per queue; write the new tail */

@@ -92,9 +92,14 @@ static void m890_soft_reset(M890State *s)
 
 uint32_t m890_caps(M890State *s)
 {
-    return M890_HWCAP_MMU | M890_HWCAP_FABRIC | M890_HWCAP_TIMESTAMP |
-           M890_HWCAP_GATHER | M890_HWCAP_REDUCE | M890_HWCAP_MX |
-           M890_HWCAP_ROWS;
+    uint32_t caps = M890_HWCAP_MMU | M890_HWCAP_FABRIC |
+                    M890_HWCAP_TIMESTAMP | M890_HWCAP_GATHER |
+                    M890_HWCAP_REDUCE | M890_HWCAP_MX;
+
+    if (s->engines) {
+        caps |= M890_HWCAP_ENGINES | M890_HWCAP_ATOMICS | M890_HWCAP_ROWS;
+    }
+    return caps;
 }
 
 static M890Queue *m890_queue_of(M890State *s, hwaddr addr, uint32_t *reg)
@@ -176,7 +181,7 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
     case M890_REG_ID:
         return M890_ID_MAGIC;
     case M890_REG_VERSION:
-        return M890_SPEC_VERSION;
+        return s->engines ? M890_SPEC_VERSION : M890_SPEC_VERSION_1_0;
     case M890_REG_CAPS:
         return m890_caps(s);
     case M890_REG_NUM_QUEUES:
@@ -197,6 +202,8 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
         return hi32(m890_clock_ns(s));
     case M890_REG_NUM_CTX:
         return M890_NUM_CTX;
+    case M890_REG_NUM_ENGINES:
+        return s->engines;
     case M890_REG_EVT_STATUS:
         return s->evt_status;
     case M890_REG_EVT_MASK:
@@ -465,15 +472,23 @@ static const MemoryRegionOps m890_mmio_ops = {
     },
 };
 
+/*
+ * A SIGNAL whose semaphore this card cannot tell (one of another VM's
+ * cards): re-check every queue blocked in a WAIT.
+ */
 void m890_kick(M890State *s)
 {
+    bool any = false;
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
         if (s->queues[i].waiting) {
-            qemu_bh_schedule(s->bh);
-            return;
+            s->queues[i].wait_kicked = true;
+            any = true;
         }
+    }
+    if (any) {
+        qemu_bh_schedule(s->bh);
     }
 }
 
@@ -483,13 +498,17 @@ void m890_kick(M890State *s)
  */
 void m890_kick_sem(M890State *s, const void *sem)
 {
+    bool any = false;
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
         if (s->queues[i].waiting && s->queues[i].wait_sem == sem) {
-            qemu_bh_schedule(s->bh);
-            return;
+            s->queues[i].wait_kicked = true;
+            any = true;
         }
+    }
+    if (any) {
+        qemu_bh_schedule(s->bh);
     }
 }
 
@@ -518,6 +537,11 @@ static bool m890_check_props(M890State *s, Error **errp)
     if (s->num_queues < 1 || s->num_queues > M890_MAX_QUEUES) {
         error_setg(errp, "m890: 'queues' must be 1..%d, got %u",
                    M890_MAX_QUEUES, s->num_queues);
+        return false;
+    }
+    if (s->engines > M890_MAX_ENGINES) {
+        error_setg(errp, "m890: 'engines' must be 0 (a spec 1.0 card) .. %d,"
+                   " got %u", M890_MAX_ENGINES, s->engines);
         return false;
     }
     if (s->sw && s->port == M890_PORT_NONE) {
@@ -668,6 +692,7 @@ static const Property m890_properties[] = {
     DEFINE_PROP_BOOL("switch-mgmt", M890State, sw_mgmt, true),
     DEFINE_PROP_UINT8("trust-domain", M890State, trust_domain, 0),
     DEFINE_PROP_UINT32("queues", M890State, num_queues, 16),
+    DEFINE_PROP_UINT8("engines", M890State, engines, M890_ENGINES_DEFAULT),
 };
 
 static void m890_class_init(ObjectClass *klass, void *data)

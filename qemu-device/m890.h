@@ -54,7 +54,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_PORT_NONE          0xff
 
 /*
- * Timing model 1.1 (spec §10, m890_clock.c): cost per byte in
+ * Timing model 1.2 (spec §10, m890_clock.c): cost per byte in
  * half-femtoseconds (hfs) so that every rate is an integer, and fixed
  * costs in ns.
  */
@@ -65,6 +65,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_NS_PER_PACKET      50      /* fetch */
 #define M890_NS_SWITCH          500     /* one way through the switch */
 #define M890_NS_ROUND_TRIP      (2 * M890_NS_SWITCH)
+#define M890_ENGINES_DEFAULT    4       /* data movers of a 1.1 card */
+#define M890_PREFETCH           16      /* packets a queue fetches ahead */
 
 /* Memory classes of the timing model. */
 enum {
@@ -175,16 +177,25 @@ typedef struct M890Queue {
     /* command processor */
     bool have_pkt;              /* pkt holds the packet at head */
     bool waiting;               /* pkt is a WAIT whose condition is false */
+    bool wait_kicked;           /* its semaphore may have changed: check */
     const void *wait_sem;       /* its semaphore: HBM pointer, NULL: host */
     union m890_packet pkt;      /* private copy, read once from the ring */
     uint64_t progress;          /* bytes/rows/elements of pkt done */
-    /* pkt's modelled data phase (m890_clock.c) */
-    bool t_started;             /* began: the DM (or CP) took it */
+    /* timing model of the queue (m890_clock.c), hfs */
+    Int128 t_done;              /* its latest packet so far ends */
+    Int128 t_drained;           /* its last drain ends */
+    Int128 t_dstart;            /* its last drain started */
+    Int128 t_hist[M890_PREFETCH];   /* start of packet n, at n % 16 */
+    /* pkt's modelled phase */
+    Int128 t_fetched;           /* its fetch ended */
+    Int128 t_start;             /* its phase started (once t_started) */
+    Int128 t_end;               /* its bytes end, without round trips */
+    Int128 t_wake;              /* WAIT: a SIGNAL of this card woke it */
+    bool t_started;             /* began: a DM (or the CP) took it */
     bool t_sync;                /* WAIT/TIMESTAMP/FENCE: run on the CP */
     bool t_peer_read;           /* paid its peer read round trip */
-    uint64_t t_bytes[M890_CLS_N];   /* bytes per memory class */
+    uint32_t t_engine;          /* its DM */
     uint64_t t_trips;           /* switch round trips waited for */
-    Int128 t_len;               /* length charged so far, hfs */
     bool busy;                  /* a piece of pkt is with the copy worker */
     /*
      * Index (and REDUCE weight) list entries of row snap_row, read once
@@ -208,6 +219,7 @@ struct M890State {
     bool sw_mgmt;               /* may change switch state (spec §8.3) */
     uint8_t trust_domain;       /* test hook, spec §8.7; see m890_switch.c */
     uint32_t num_queues;
+    uint8_t engines;            /* NUM_ENGINES; 0: a spec 1.0 card */
 
     MemoryRegion regs;
     MemoryRegion *hbm_mr;
@@ -229,7 +241,9 @@ struct M890State {
     uint64_t qerr_status;
     /* modelled clock, hfs (m890_clock.c) */
     Int128 t_cp;                /* the command processor is free */
-    Int128 t_dm;                /* the data mover is free */
+    Int128 t_dm[M890_MAX_ENGINES];      /* data mover k is free */
+    Int128 t_free[M890_CLS_N];  /* memory class c is free */
+    Int128 t_now;               /* REG_CLOCK: the latest of them all */
 
     /* MMU */
     uint64_t mmu_ctx_base;
@@ -267,9 +281,21 @@ void m890_fabric_event(M890State *s, const struct icn_event *ev);
 void m890_kick(M890State *s);
 void m890_kick_sem(M890State *s, const void *sem);
 
-/* m890_clock.c: timing model, spec §10 */
+/*
+ * m890_clock.c: timing model 1.2, spec §10.  Packet code charges the
+ * phase of its queue's current packet: m890_clock_bytes() for bytes of one
+ * memory class as they move (each call is one piece of the phase and
+ * reserves the class's bandwidth), m890_clock_job() for a piece with
+ * bytes in several classes, m890_clock_peer_read() for a non-posted peer
+ * access (one round trip per packet).  Drains call m890_clock_drain()
+ * before their first access, a WAIT m890_clock_check() before every
+ * check; m890_clock_signalled() tells the card's waiting queues when a
+ * SIGNAL wrote their semaphore.
+ */
 uint64_t m890_clock_ns(M890State *s);
+uint64_t m890_clock_drain_ns(M890Queue *q);
 void m890_clock_reset(M890State *s);
+void m890_clock_queue_reset(M890State *s, M890Queue *q);
 void m890_clock_fetch(M890State *s, M890Queue *q);
 void m890_clock_start(M890State *s, M890Queue *q);
 void m890_clock_drain(M890State *s, M890Queue *q);
@@ -277,6 +303,9 @@ void m890_clock_bytes(M890State *s, M890Queue *q, unsigned int cls,
                       uint64_t n);
 void m890_clock_job(M890State *s, M890Queue *q, const uint64_t *bytes);
 void m890_clock_peer_read(M890State *s, M890Queue *q);
+void m890_clock_check(M890State *s, M890Queue *q);
+void m890_clock_signalled(M890State *s, M890Queue *q, const void *sem);
+void m890_clock_done(M890State *s, M890Queue *q);
 
 /* m890_queue.c */
 void m890_queue_reset(M890State *s, M890Queue *q);

@@ -195,6 +195,102 @@ static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
     return 0;
 }
 
+/* Add @v to the little-endian 64-bit semaphore at the host pointer @p. */
+static uint64_t m890_sem_add_ptr(uint8_t *p, uint64_t v)
+{
+    uint64_t *w = (uint64_t *)p;        /* 8-byte aligned: HBM page + VA */
+    uint64_t old = qatomic_read(w), cur, new;
+
+    /*
+     * A compare-and-swap, not a read and a write: with icn-switchd the
+     * HBM is shared with other processes whose cards add to it too.
+     */
+    for (;;) {
+        new = cpu_to_le64(le64_to_cpu(old) + v);
+        cur = qatomic_cmpxchg(w, old, new);
+        if (cur == old) {
+            return le64_to_cpu(new);
+        }
+        old = cur;
+    }
+}
+
+/*
+ * One SIGNAL operation (spec §7.5): SET @value into, or ADD @value to, the
+ * semaphore at the 8-byte aligned VA @va, then wake the WAITs on it.
+ *
+ * Costs (spec §10): a SET writes 8 bytes in the semaphore's class; an ADD
+ * reads and writes it (16 bytes) in local HBM or host memory.  On a peer
+ * a SET is a posted write of 8 bytes on the link and, on a card with
+ * CAPS.ATOMICS, so is an ADD, executed by the card that owns the memory;
+ * without ATOMICS an ADD on a peer reads (one round trip) and writes.
+ */
+static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
+                       uint64_t value)
+{
+    bool posted = m890_caps(s) & M890_HWCAP_ATOMICS;
+    uint64_t cur = 0;
+    M890Seg g;
+    int ret;
+
+    ret = m890_seg(s, q, va, 8, true, &g);
+    if (ret) {
+        return ret;
+    }
+    assert(g.len == 8);                 /* aligned: never crosses a page */
+    if (op == M890_SIGNAL_SET) {
+        cur = value;
+        if (g.ptr) {
+            stq_le_p(g.ptr, value);
+        } else if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, value,
+                                  MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            trace_m890_err_dma(q->index, g.dma, 8, true);
+            return M890_QERR_DMA;
+        }
+        m890_seg_done(s, q, &g, 8, true);
+    } else if (g.ptr) {
+        cur = m890_sem_add_ptr(g.ptr, value);
+        if (g.peer >= 0 && posted) {
+            m890_seg_done(s, q, &g, 8, true);
+        } else {
+            if (g.peer >= 0) {
+                m890_clock_peer_read(s, q);     /* 1.0: a non-posted read */
+            }
+            m890_seg_done(s, q, &g, 8, false);
+            m890_seg_done(s, q, &g, 8, true);
+        }
+    } else {
+        if (ldq_le_pci_dma(PCI_DEVICE(s), g.dma, &cur,
+                           MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            trace_m890_err_dma(q->index, g.dma, 8, false);
+            return M890_QERR_DMA;
+        }
+        m890_seg_done(s, q, &g, 8, false);
+        cur += value;
+        if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, cur,
+                           MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+            trace_m890_err_dma(q->index, g.dma, 8, true);
+            return M890_QERR_DMA;
+        }
+        m890_seg_done(s, q, &g, 8, true);
+    }
+    trace_m890_signal(q->index, va, cur);
+    m890_clock_signalled(s, q, g.ptr);
+    /* wake the WAITs on this semaphore, on every card of the switch */
+    if (s->attached) {
+        icn_switch_kick_sem(s->sw->core, g.ptr);
+    } else {
+        m890_kick_sem(s, g.ptr);
+    }
+    return 0;
+}
+
+/* True if a semaphore at @va is 8-byte aligned and inside the VA space. */
+static bool m890_sem_va_ok(uint64_t va)
+{
+    return !(va & 7) && m890_range_ok(va, 8);
+}
+
 /*
  * Copy forward up to @len bytes from @src to @dst, stopping when the byte
  * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
@@ -348,27 +444,14 @@ static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
     return M890_EXEC_ASYNC;
 }
 
-static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
+/* COPY's data: forward, or backwards through the buffer on overlap. */
+static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t size = le64_to_cpu(p->size), done, chunk, off;
     int ret;
 
-    /* sig_addr, sig_value: spec 1.1 (CAPS.ATOMICS), not on this card */
-    if (p->rsvd0 || p->sig_addr || p->sig_value ||
-        !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
-        return m890_bad_field(q, "copy reserved");
-    }
-    if (size > M890_MAX_COPY) {
-        return m890_bad_field(q, "copy size");
-    }
-    if (!size) {
-        return M890_EXEC_DONE;
-    }
-    if (!m890_range_ok(src, size) || !m890_range_ok(dst, size)) {
-        return m890_bad_field(q, "copy range");
-    }
     if (dst > src && dst < src + size) {
         /* overlapping, destination above: copy backwards via the buffer */
         while (q->progress < size) {
@@ -401,6 +484,54 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
         return ret;
     }
     return q->progress == size ? M890_EXEC_DONE : M890_EXEC_MORE;
+}
+
+/*
+ * COPY (spec §7.2), with the put with signal of 1.1: once the data's last
+ * write is done, sig_value is added to the semaphore at sig_addr in the
+ * same phase, as a SIGNAL ADD (posted on a peer), so it follows the data.
+ */
+static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_copy *p = &q->pkt.copy;
+    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
+    uint64_t size = le64_to_cpu(p->size);
+    uint64_t sig = le64_to_cpu(p->sig_addr);
+    int ret;
+
+    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+        return m890_bad_field(q, "copy reserved");
+    }
+    if (size > M890_MAX_COPY) {
+        return m890_bad_field(q, "copy size");
+    }
+    if (sig && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
+        trace_m890_err_unsupported(q->index, "copy sig_addr");
+        return M890_QERR_UNSUPPORTED;
+    }
+    if (sig && !m890_sem_va_ok(sig)) {
+        return m890_bad_field(q, "copy sig_addr");
+    }
+    if (!sig && p->sig_value) {
+        return m890_bad_field(q, "copy sig_value without sig_addr");
+    }
+    if (size && (!m890_range_ok(src, size) || !m890_range_ok(dst, size))) {
+        return m890_bad_field(q, "copy range");
+    }
+    if (size) {
+        ret = m890_copy_data(s, q, b);
+        if (ret != M890_EXEC_DONE) {
+            return ret;
+        }
+    }
+    if (sig) {
+        ret = m890_sem_op(s, q, sig, M890_SIGNAL_ADD,
+                          le64_to_cpu(p->sig_value));
+        if (ret) {
+            return ret;
+        }
+    }
+    return M890_EXEC_DONE;
 }
 
 static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
@@ -490,17 +621,35 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_signal(M890State *s, M890Queue *q)
+/*
+ * Read @count __u64 of the list at @va into @out (CPU order): a SIGNAL's
+ * target or value list, read once when the packet starts.
+ */
+static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
+                          uint32_t count, uint64_t *out)
 {
-    const struct m890_pkt_signal *p = &q->pkt.signal;
-    uint64_t addr = le64_to_cpu(p->addr), cur = 0;
-    uint32_t op = le32_to_cpu(p->op);
-    const void *sem;
+    uint32_t i;
     int ret;
 
-    /* count .. values: spec 1.1 (CAPS.ATOMICS), not on this card */
-    if (p->count || p->rsvd1 || p->targets || p->stride || p->values ||
-        p->rsvd2) {
+    ret = m890_rw(s, q, va, out, (uint64_t)count * 8, false);
+    if (ret) {
+        return ret;
+    }
+    for (i = 0; i < count; i++) {
+        out[i] = le64_to_cpu(out[i]);
+    }
+    return 0;
+}
+
+/* Checks of SIGNAL's fields in the order of the spec's table (§7.5). */
+static int m890_signal_check(M890State *s, M890Queue *q)
+{
+    const struct m890_pkt_signal *p = &q->pkt.signal;
+    uint64_t addr = le64_to_cpu(p->addr), targets = le64_to_cpu(p->targets);
+    uint64_t stride = le64_to_cpu(p->stride), values = le64_to_cpu(p->values);
+    uint32_t op = le32_to_cpu(p->op), count = le32_to_cpu(p->count);
+
+    if (p->rsvd1 || p->rsvd2) {
         return m890_bad_field(q, "signal reserved");
     }
     if (op > M890_SIGNAL_ADD) {
@@ -509,27 +658,100 @@ static int m890_exec_signal(M890State *s, M890Queue *q)
     if (addr & 7) {
         return m890_bad_field(q, "signal alignment");
     }
-    if (op == M890_SIGNAL_ADD) {
-        ret = m890_rw(s, q, addr, &cur, 8, false);
-        if (ret) {
-            return ret;
-        }
-        cur = le64_to_cpu(cur) + le64_to_cpu(p->value);
-    } else {
-        cur = le64_to_cpu(p->value);
+    if (addr && targets) {
+        return m890_bad_field(q, "signal addr with targets");
     }
-    cur = cpu_to_le64(cur);
-    ret = m890_sem_rw(s, q, addr, &cur, true, &sem);
+    if (count > 1 && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
+        trace_m890_err_unsupported(q->index, "signal count");
+        return M890_QERR_UNSUPPORTED;
+    }
+    if (count > M890_SIGNAL_MAX_TARGETS) {
+        return m890_bad_field(q, "signal count");
+    }
+    if (count <= 1 && (targets || stride || values)) {
+        return m890_bad_field(q, "signal list fields without count");
+    }
+    if (targets & 7) {
+        return m890_bad_field(q, "signal targets alignment");
+    }
+    if (stride & 7) {
+        return m890_bad_field(q, "signal stride");
+    }
+    if (values & 7) {
+        return m890_bad_field(q, "signal values alignment");
+    }
+    if (count <= 1) {
+        return m890_range_ok(addr, 8) ? 0 :
+               m890_bad_field(q, "signal range");
+    }
+    if (targets ? !m890_range_ok(targets, (uint64_t)count * 8) :
+        (stride > M890_VA_LIMIT ||
+         !m890_range_ok(addr, (uint64_t)(count - 1) * stride + 8))) {
+        return m890_bad_field(q, "signal range");
+    }
+    if (values && !m890_range_ok(values, (uint64_t)count * 8)) {
+        return m890_bad_field(q, "signal values range");
+    }
+    return 0;
+}
+
+/*
+ * SIGNAL (spec §7.5): one semaphore, or 2 .. 256 of them in ascending
+ * order, addressed by a target list or by a stride, with one value or a
+ * value list.  Both lists are read once, into the bounce buffer, and every
+ * target is checked before the first operation.  At most 256 operations:
+ * the packet completes in one step.
+ */
+static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_signal *p = &q->pkt.signal;
+    uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
+    uint64_t targets = le64_to_cpu(p->targets);
+    uint64_t stride = le64_to_cpu(p->stride), values = le64_to_cpu(p->values);
+    uint32_t op = le32_to_cpu(p->op), count = le32_to_cpu(p->count), i;
+    uint64_t *tg = (uint64_t *)s->bounce;
+    uint64_t *vl = tg + M890_SIGNAL_MAX_TARGETS;
+    int ret;
+
+    QEMU_BUILD_BUG_ON(2 * M890_SIGNAL_MAX_TARGETS * 8 > M890_BOUNCE_SIZE);
+    ret = m890_signal_check(s, q);
     if (ret) {
         return ret;
     }
-    trace_m890_signal(q->index, addr, le64_to_cpu(cur));
-    /* wake the WAITs on this semaphore, on every card of the switch */
-    if (s->attached) {
-        icn_switch_kick_sem(s->sw->core, sem);
-    } else {
-        m890_kick_sem(s, sem);
+    if (count <= 1) {
+        ret = m890_sem_op(s, q, addr, op, value);
+        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        return ret ? ret : M890_EXEC_DONE;
     }
+    if (targets) {
+        ret = m890_read_list(s, q, targets, count, tg);
+        if (ret) {
+            return ret;
+        }
+        for (i = 0; i < count; i++) {
+            if (tg[i] && !m890_sem_va_ok(tg[i])) {
+                return m890_bad_field(q, "signal target entry");
+            }
+        }
+    }
+    if (values) {
+        ret = m890_read_list(s, q, values, count, vl);
+        if (ret) {
+            return ret;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        uint64_t va = targets ? tg[i] : addr + i * stride;
+
+        if (targets && !va) {
+            continue;
+        }
+        ret = m890_sem_op(s, q, va, op, values ? vl[i] : value);
+        if (ret) {
+            return ret;
+        }
+    }
+    b->bytes -= MIN(b->bytes, (uint64_t)count * M890_STEP_CHARGE);
     return M890_EXEC_DONE;
 }
 
@@ -555,7 +777,7 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
      * peer semaphore is a read that waits for its round trip.
      */
     m890_clock_drain(s, q);
-    q->t_peer_read = false;
+    m890_clock_check(s, q);
     ret = m890_sem_rw(s, q, addr, &cur, false, &q->wait_sem);
     if (ret) {
         return ret;
@@ -579,9 +801,9 @@ static int m890_exec_timestamp(M890State *s, M890Queue *q)
     if (addr & 7) {
         return m890_bad_field(q, "timestamp alignment");
     }
-    /* the time at which every earlier packet is done */
+    /* the drain's start: every earlier packet of the queue is done */
     m890_clock_drain(s, q);
-    now = cpu_to_le64(m890_clock_ns(s));
+    now = cpu_to_le64(m890_clock_drain_ns(q));
     ret = m890_rw(s, q, addr, &now, 8, true);
     return ret ? ret : M890_EXEC_DONE;
 }
@@ -1100,8 +1322,17 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
                       q->index, op);
         return M890_QERR_BAD_OPCODE;
     }
-    if (M890_PKT_FLAGS(hdr) || (hdr & M890_PKT_HDR_RSVD)) {
+    if ((M890_PKT_FLAGS(hdr) & ~M890_PKT_FLAGS_VALID) ||
+        (hdr & M890_PKT_HDR_RSVD)) {
         return m890_bad_field(q, "header flags");
+    }
+    if (M890_PKT_FLAGS(hdr) & M890_PKT_F_RELAXED) {
+        /* spec §7: data packets only, on a card with several data movers */
+        if (!(m890_caps(s) & M890_HWCAP_ENGINES) || op == M890_PKT_NOP ||
+            op == M890_PKT_WAIT || op == M890_PKT_TIMESTAMP ||
+            op == M890_PKT_FENCE) {
+            return m890_bad_field(q, "header flag RELAXED");
+        }
     }
     switch (op) {
     case M890_PKT_NOP:
@@ -1116,7 +1347,7 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
     case M890_PKT_FILL:
         return m890_exec_fill(s, q, b);
     case M890_PKT_SIGNAL:
-        return m890_exec_signal(s, q);
+        return m890_exec_signal(s, q, b);
     case M890_PKT_WAIT:
         return m890_exec_wait(s, q);
     case M890_PKT_TIMESTAMP:

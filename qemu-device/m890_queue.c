@@ -12,12 +12,15 @@
  * and a progress counter across runs.
  *
  * A WAIT whose condition is false parks the queue (WAITING) and notes
- * its semaphore (q->wait_sem); it is re-checked when a SIGNAL on any card
- * of the switch writes that semaphore (m890_kick_sem()), whenever the
- * bottom half runs, and by a timer armed only while some queue waits:
- * 10 us after a WAIT parked or completed, then at doubling intervals up
- * to 1 ms.  Any packet error stops the queue, records the error and
- * raises the event vector.
+ * its semaphore (q->wait_sem); it is re-checked only when something may
+ * have changed it (spec §7.6), as q->wait_kicked records: a SIGNAL on any
+ * card of the switch that writes that semaphore (m890_kick_sem(), or
+ * m890_kick() for a SIGNAL of another VM), and a timer armed only while
+ * some queue waits: 10 us after a WAIT parked or completed, then at
+ * doubling intervals up to 1 ms.  Doorbells and other queues' work do not
+ * re-check it, so the modelled cost of its checks (spec §10) does not
+ * depend on unrelated activity.  Any packet error stops the queue,
+ * records the error and raises the event vector.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -37,10 +40,12 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->tail = 0;
     q->have_pkt = false;
     q->waiting = false;
+    q->wait_kicked = false;
     q->wait_sem = NULL;
     q->progress = 0;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
+    m890_clock_queue_reset(s, q);
     s->qerr_status &= ~(1ull << q->index);
 }
 
@@ -178,6 +183,10 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
     int ret;
 
     while (b->packets && b->bytes && m890_queue_runnable(q)) {
+        if (q->waiting && !q->wait_kicked) {
+            return moved;               /* nothing changed its semaphore */
+        }
+        q->wait_kicked = false;
         if (!q->have_pkt) {
             ret = m890_fetch(s, q);
             if (ret) {
@@ -191,6 +200,7 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
             if (q->waiting) {
                 b->wait_changed = true;
             }
+            m890_clock_done(s, q);
             q->have_pkt = false;
             q->waiting = false;
             q->head++;
@@ -272,7 +282,12 @@ void m890_process_bh(void *opaque)
 void m890_wait_timer_cb(void *opaque)
 {
     M890State *s = opaque;
+    unsigned int i;
 
+    /* the semaphores may have been written by the CPU: check them all */
+    for (i = 0; i < s->num_queues; i++) {
+        s->queues[i].wait_kicked = s->queues[i].waiting;
+    }
     s->wait_poll_fired = true;
     qemu_bh_schedule(s->bh);
 }

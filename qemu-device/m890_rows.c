@@ -339,7 +339,8 @@ static int m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
     }
     if ((r->op == M890_ROWS_ADD && !(m890_caps(s) & M890_HWCAP_ATOMICS)) ||
         (r->op == M890_ROWS_MX && !(m890_caps(s) & M890_HWCAP_MX))) {
-        trace_m890_err_rows_unsupported(q->index, r->op);
+        trace_m890_err_unsupported(q->index, r->op == M890_ROWS_ADD ?
+                                   "copy_rows ADD" : "copy_rows MX");
         return M890_QERR_UNSUPPORTED;
     }
     if (!r->count) {

@@ -366,7 +366,7 @@ static void test_index_bounds(void)
 {
     Card *a = &cards[0];
     union m890_packet p = { 0 };
-    static const uint32_t ops[] = { 0x0c, 0x0d, 0x0e, 0x10, 0x7f, 0xff };
+    static const uint32_t ops[] = { 0x0e, 0x10, 0x7f, 0xff };
     uint64_t r;
     unsigned int i;
 
@@ -704,6 +704,7 @@ static void test_uninit(void)
                            M890_FABRIC_LINK_UP },
         { M890_REG_STATUS, M890_STATUS_READY },
         { M890_REG_NUM_CTX, 1024 },
+        { M890_REG_NUM_ENGINES, 4 },
     };
     g_autofree uint8_t *buf = g_malloc(1 << 20);
     uint32_t reg, want, caps = 0;

@@ -79,6 +79,28 @@ static inline QOSState *m890t_boot(void)
                          M890T_NQ, M890T_NQ);
 }
 
+/*
+ * The machine of m890t_boot() plus a third card on port 2 with
+ * engines=0: a spec 1.0 card (no ENGINES, ATOMICS, timing model 1.1).
+ * Its peer is card 1 (card_init_at(qs, c, QPCI_DEVFN(6, 0), 1)).
+ */
+static inline QOSState *m890t_boot_with_1_0(void)
+{
+    return qtest_pc_boot("-machine q35 -bios bios-microvm.bin -vga none "
+                         "-nodefaults "
+                         "-object icn-switch,id=sw0 "
+                         "-object memory-backend-ram,id=hbm0,size=16M "
+                         "-object memory-backend-ram,id=hbm1,size=16M "
+                         "-object memory-backend-ram,id=hbm2,size=16M "
+                         "-device m890,memdev=hbm0,switch=sw0,port=0,"
+                         "queues=%d,addr=04.0,id=card0 "
+                         "-device m890,memdev=hbm1,switch=sw0,port=1,"
+                         "queues=%d,addr=05.0,id=card1 "
+                         "-device m890,memdev=hbm2,switch=sw0,port=2,"
+                         "queues=%d,engines=0,addr=06.0,id=card2",
+                         M890T_NQ, M890T_NQ, M890T_NQ);
+}
+
 /* A 4 KiB aligned guest buffer of @size bytes (never freed). */
 static inline uint64_t galloc(Card *c, size_t size)
 {

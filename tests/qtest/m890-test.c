@@ -256,13 +256,13 @@ static void test_errors(void)
     union m890_packet p = { 0 };
     uint32_t faults;
 
-    p.hdr = 0x0d;                                       /* reserved opcode */
+    p.hdr = 0x0e;                                       /* reserved opcode */
     expect_error(a, 0, &p, M890_QERR_BAD_OPCODE);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
     p.copy.rsvd[0] = 1;
     expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
-    p.hdr |= 1 << 8;                                    /* header flag */
+    p.hdr |= 1 << 9;                                    /* header flag */
     expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
     p = copy_pkt(VA_HOST, VA_HBM, 1ull << 41);          /* too big */
     expect_error(a, 0, &p, M890_QERR_BAD_FIELD);
