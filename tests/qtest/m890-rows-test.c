@@ -14,6 +14,9 @@
  * (50 ns fetch plus the phase of §10: tables, lists and rows in their
  * classes, posted ADD rows on a peer, a round trip for a peer source).
  *
+ * A spec 1.0 card (card 2, engines=0) refuses the opcodes and REDUCE's
+ * new fields.
+ *
  * Buffers are described by where they are (guest RAM, card 0's HBM, or
  * card 1's HBM, which card 0 reaches through VA_PEER) so that one test can
  * put each operand in any class.
@@ -34,7 +37,7 @@
 #define QNAN16          0x7fc0u
 
 static QOSState *qs;
-static Card cards[2];
+static Card cards[3];           /* card 2: a spec 1.0 card */
 
 typedef enum { M_HOST, M_HBM, M_PEER } Kind;
 
@@ -1388,14 +1391,41 @@ static void test_reduce_charges(void)
                                 PEER_B(remote * 2 * h)));
 }
 
+/* A spec 1.0 card: no CAPS.ROWS, opcodes 0x0c and 0x0d, REDUCE flags. */
+static void test_spec_1_0(void)
+{
+    Card *old = &cards[2];
+    Buf idx = host_buf(64);
+    union m890_packet p;
+
+    g_assert_cmphex(rd(old, M890_REG_CAPS) & M890_HWCAP_ROWS, ==, 0);
+    p = rows_pkt(M890_ROWS_COPY, 64, idx, idx, 0);
+    expect_error(old, 0, &p, M890_QERR_BAD_OPCODE);
+    p.hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+    expect_error(old, 0, &p, M890_QERR_BAD_OPCODE);
+    bw32(idx, 0, 0);
+    p = reduce_pkt(M890_DTYPE_FP32, 1, 0, VA_HBM, hbm_buf(0x170000), idx, 1,
+                   16, 0);
+    p.reduce.weight = va(idx);
+    g_assert_cmphex(run(old, 0, &p), ==, M890T_IDLE);
+    p.reduce.flags = M890_REDUCE_F_UNWEIGHTED;
+    p.reduce.weight = 0;
+    expect_error(old, 0, &p, M890_QERR_BAD_FIELD);
+    p.reduce.flags = 0;
+    p.reduce.seg_rows = 1;
+    p.reduce.weight = va(idx);
+    expect_error(old, 0, &p, M890_QERR_BAD_FIELD);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
 
     g_test_init(&argc, &argv, NULL);
-    qs = m890t_boot();
+    qs = m890t_boot_with_1_0();
     card_init(qs, &cards[0], 0);
     card_init(qs, &cards[1], 1);
+    card_init_at(qs, &cards[2], QPCI_DEVFN(6, 0), 1);
     g_assert_cmphex(rd(&cards[0], M890_REG_CAPS) & M890_HWCAP_ROWS, ==,
                     M890_HWCAP_ROWS);
     qtest_add_func("/m890/rows/copy-lists", test_copy_lists);
@@ -1414,6 +1444,7 @@ int main(int argc, char **argv)
     qtest_add_func("/m890/reduce/table", test_reduce_table);
     qtest_add_func("/m890/reduce/fields", test_reduce_fields);
     qtest_add_func("/m890/reduce/charges", test_reduce_charges);
+    qtest_add_func("/m890/rows/spec-1.0", test_spec_1_0);
     ret = g_test_run();
     qtest_shutdown(qs);
     return ret;
