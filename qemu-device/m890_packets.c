@@ -18,7 +18,9 @@
  * peer; WAIT, TIMESTAMP and FENCE drain the data mover first.
  * GATHER/SCATTER and REDUCE read a row's index (and weight) entries once
  * into the queue (q->snap_*) and compute every piece of that row, also in
- * later runs, from that checked copy.
+ * later runs, from that checked copy.  The spec 1.1 row packets (COPY_ROWS,
+ * MOE_ROUTE) and the segment tables REDUCE shares with them live in
+ * m890_rows.c; the helpers both files use are declared in m890_exec.h.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
