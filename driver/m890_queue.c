@@ -74,15 +74,17 @@ static void m890_queue_watch(struct m890_queue *q)
 }
 
 /*
- * Reserved 32-bit words of each user opcode (bit i = dword i must be 0).
- * REDUCE and MX also reserve bits 31:16 of dword 1.
+ * Reserved 32-bit words of each user opcode (bit i = dword i must be 0),
+ * with the fields of spec 1.1 allowed (the device refuses them with
+ * M890_QERR_UNSUPPORTED or BAD_OPCODE on a 1.0 card).  REDUCE's bits
+ * 31:16 of dword 1 are its flags; MX reserves them.
  */
-static const u16 m890_rsvd_dwords[M890_PKT_MX_DEQUANT + 1] = {
+static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
 	[M890_PKT_NOP] = 0xfffe,
-	[M890_PKT_COPY] = 0xff02,
+	[M890_PKT_COPY] = 0xf002,
 	[M890_PKT_COPY_2D] = 0xf800,
 	[M890_PKT_FILL] = 0xffc0,
-	[M890_PKT_SIGNAL] = 0xffc0,
+	[M890_PKT_SIGNAL] = 0xc080,
 	[M890_PKT_WAIT] = 0xffc0,
 	[M890_PKT_TIMESTAMP] = 0xfff2,
 	[M890_PKT_GATHER] = 0xfe00,
@@ -90,7 +92,11 @@ static const u16 m890_rsvd_dwords[M890_PKT_MX_DEQUANT + 1] = {
 	[M890_PKT_REDUCE] = 0xf000,
 	[M890_PKT_MX_QUANT] = 0xfc00,
 	[M890_PKT_MX_DEQUANT] = 0xfc00,
+	[M890_PKT_COPY_ROWS] = 0x8000,
+	[M890_PKT_MOE_ROUTE] = 0x0000,
 };
+
+#define M890_REDUCE_FLAGS_VALID	(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)
 
 static bool m890_packet_valid(const union m890_packet *pkt)
 {
@@ -99,15 +105,18 @@ static bool m890_packet_valid(const union m890_packet *pkt)
 	u16 mask;
 	int i;
 
-	if (hdr & (M890_PKT_HDR_RSVD | 0xff00u))
+	if (hdr & M890_PKT_HDR_RSVD || M890_PKT_FLAGS(hdr) & ~M890_PKT_FLAGS_VALID)
 		return false;
-	if (op > M890_PKT_MX_DEQUANT)
+	if (op > M890_PKT_MOE_ROUTE)
 		return false;
 	mask = m890_rsvd_dwords[op];
 	for (i = 1; i < 16; i++)
 		if ((mask & BIT(i)) && pkt->dw[i])
 			return false;
-	if ((op == M890_PKT_REDUCE || op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) &&
+	if (op == M890_PKT_REDUCE &&
+	    (le32_to_cpu((__force __le32)pkt->dw[1]) >> 16) & ~M890_REDUCE_FLAGS_VALID)
+		return false;
+	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) &&
 	    (le32_to_cpu((__force __le32)pkt->dw[1]) & 0xffff0000u))
 		return false;
 	return true;
@@ -313,7 +322,9 @@ void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 	ctx = q->ctx;
 	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
 	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-	err = code == M890_QERR_MMU_FAULT ? -EFAULT : -EIO;
+	/* a capacity overflow (MOE_ROUTE) is a status of the data: -ENOSPC */
+	err = code == M890_QERR_MMU_FAULT ? -EFAULT :
+	      code == M890_QERR_CAPACITY ? -ENOSPC : -EIO;
 	m890_fence_process(q);
 	m890_fence_fail_all(q, err);
 	atomic_inc(&ctx->faults);
