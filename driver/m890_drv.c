@@ -114,6 +114,12 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 	}
 	if (mdev->caps & M890_HWCAP_TIMESTAMP)
 		info->capabilities |= DRM_M890_CAP_TIMESTAMP;
+	if (mdev->caps & M890_HWCAP_ENGINES)
+		info->capabilities |= DRM_M890_CAP_ENGINES;
+	if (mdev->caps & M890_HWCAP_ATOMICS)
+		info->capabilities |= DRM_M890_CAP_ATOMICS;
+	if (mdev->caps & M890_HWCAP_ROWS)
+		info->capabilities |= DRM_M890_CAP_ROWS;
 	info->max_submit_packets = M890_MAX_SUBMIT;
 }
 
