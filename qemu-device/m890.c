@@ -97,7 +97,7 @@ uint32_t m890_caps(M890State *s)
                     M890_HWCAP_REDUCE | M890_HWCAP_MX;
 
     if (s->engines) {
-        caps |= M890_HWCAP_ENGINES | M890_HWCAP_ATOMICS;
+        caps |= M890_HWCAP_ENGINES | M890_HWCAP_ATOMICS | M890_HWCAP_ROWS;
     }
     return caps;
 }

@@ -139,6 +139,27 @@ typedef struct M890Job {
     M890JobSeg seg[M890_ASYNC_SEGS];
 } M890Job;
 
+/*
+ * Per-packet state of the spec 1.1 row packets (m890_rows.c), reset when
+ * a packet is fetched (m890_rows_reset()).  Segment table entries are
+ * read once per packet, the first time a row of their segment is used,
+ * and kept in tab[] (tab[0]: the source table, tab[1]: the destination
+ * table).  MOE_ROUTE keeps its counters here between pieces.
+ */
+typedef struct M890RowsState {
+    uint64_t tab_valid[2][M890_TABLE_MAX_SEGMENTS / 64];
+    uint64_t tab[2][M890_TABLE_MAX_SEGMENTS];
+    uint32_t phase;             /* MOE_ROUTE: step of the packet */
+    uint64_t total;             /* SEND: list entries; RECV: over cap */
+    /* SEND: tokens per rank of pass 1 and 2, first list entry per rank */
+    uint32_t cnt1[M890_ROUTE_MAX_RANKS];
+    uint32_t cnt2[M890_ROUTE_MAX_RANKS];
+    uint32_t first[M890_ROUTE_MAX_RANKS];
+    /* RECV: rows per source; rows per local expert */
+    uint32_t got[M890_ROUTE_MAX_RANKS];
+    uint32_t ecount[M890_ROUTE_MAX_EXPERTS];
+} M890RowsState;
+
 typedef struct M890Queue {
     uint32_t index;
     /* registers */
@@ -185,6 +206,7 @@ typedef struct M890Queue {
     uint64_t snap_row;
     uint32_t snap_idx[M890_REDUCE_MAX_K];   /* CPU order */
     uint32_t snap_w[M890_REDUCE_MAX_K];     /* fp32 bits, CPU order */
+    M890RowsState rows;         /* COPY_ROWS, REDUCE tables, MOE_ROUTE */
 } M890Queue;
 
 struct M890State {

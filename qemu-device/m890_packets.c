@@ -18,7 +18,9 @@
  * peer; WAIT, TIMESTAMP and FENCE drain the data mover first.
  * GATHER/SCATTER and REDUCE read a row's index (and weight) entries once
  * into the queue (q->snap_*) and compute every piece of that row, also in
- * later runs, from that checked copy.
+ * later runs, from that checked copy.  The spec 1.1 row packets (COPY_ROWS,
+ * MOE_ROUTE) and the segment tables REDUCE shares with them live in
+ * m890_rows.c; the helpers both files use are declared in m890_exec.h.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -28,21 +30,11 @@
 #include <math.h>
 
 #include "m890.h"
+#include "m890_exec.h"
 #include "trace.h"
 
-#define M890_REDUCE_COLS    1024    /* elements per REDUCE step */
-#define M890_MX_BLOCK       32
-#define M890_MX_STEP        2048    /* elements per MX step */
 
-typedef struct M890Seg {
-    uint8_t *ptr;               /* HBM or peer HBM; NULL: host DMA */
-    uint64_t dma;
-    uint64_t len;
-    int peer;                   /* egress port, -1 if not PEER */
-    unsigned int cls;           /* M890_CLS_* of the timing model */
-} M890Seg;
-
-static int m890_bad_field(M890Queue *q, const char *what)
+int m890_bad_field(M890Queue *q, const char *what)
 {
     trace_m890_err_field(q->index, what);
     qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad packet field: %s\n",
@@ -51,12 +43,12 @@ static int m890_bad_field(M890Queue *q, const char *what)
 }
 
 /* True if [va, va + len) lies inside the VA space. */
-static bool m890_range_ok(uint64_t va, uint64_t len)
+bool m890_range_ok(uint64_t va, uint64_t len)
 {
     return va <= M890_VA_LIMIT && len <= M890_VA_LIMIT - va;
 }
 
-static bool m890_zero(const __u64 *v, unsigned int n)
+bool m890_zero(const __u64 *v, unsigned int n)
 {
     unsigned int i;
 
@@ -69,7 +61,7 @@ static bool m890_zero(const __u64 *v, unsigned int n)
 }
 
 /* Translate the start of [va, va + max) into one directly usable piece. */
-static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
                     bool write, M890Seg *g)
 {
     M890Xlate x;
@@ -123,7 +115,7 @@ static int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
 }
 
 /* Account @n bytes of @q's packet moved through @g. */
-static void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
+void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
                           uint64_t n, bool write)
 {
     m890_clock_bytes(s, q, g->cls, n);
@@ -137,7 +129,7 @@ static void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
 }
 
 /* Move @len bytes between @buf and VA @va.  Returns 0 or a qerr. */
-static int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
                    uint64_t len, bool write)
 {
     uint8_t *p = buf;
@@ -305,7 +297,7 @@ static bool m890_sem_va_ok(uint64_t va)
  * Copy forward up to @len bytes from @src to @dst, stopping when the byte
  * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
  */
-static int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
+int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
                          uint64_t dst, uint64_t len, M890Budget *b,
                          uint64_t *done)
 {
@@ -921,7 +913,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-static float m890_bf16_to_f32(uint16_t h)
+float m890_bf16_to_f32(uint16_t h)
 {
     uint32_t u = (uint32_t)h << 16;
     float f;
@@ -930,7 +922,7 @@ static float m890_bf16_to_f32(uint16_t h)
     return f;
 }
 
-static uint16_t m890_f32_to_bf16(float f)
+uint16_t m890_f32_to_bf16(float f)
 {
     uint32_t u;
 
@@ -942,7 +934,7 @@ static uint16_t m890_f32_to_bf16(float f)
     return u >> 16;
 }
 
-static float m890_load_elem(const uint8_t *p, unsigned int esz)
+float m890_load_elem(const uint8_t *p, unsigned int esz)
 {
     if (esz == 2) {
         return m890_bf16_to_f32(lduw_le_p(p));
@@ -955,7 +947,7 @@ static float m890_load_elem(const uint8_t *p, unsigned int esz)
     }
 }
 
-static void m890_store_elem(uint8_t *p, unsigned int esz, float f)
+void m890_store_elem(uint8_t *p, unsigned int esz, float f)
 {
     if (esz == 2) {
         stw_le_p(p, m890_f32_to_bf16(f));
@@ -967,20 +959,28 @@ static void m890_store_elem(uint8_t *p, unsigned int esz, float f)
     }
 }
 
-/* REDUCE: progress counts output elements over rows * hidden. */
+/*
+ * REDUCE: progress counts output elements over rows * hidden.  With
+ * SRC_TABLE (spec 1.1) source row i lies in segment i / seg_rows of the
+ * table at src (m890_table_row()); UNWEIGHTED sums the rows as they are.
+ */
 static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_reduce *p = &q->pkt.reduce;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
     uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
-    unsigned int k = p->k, esz, j, c, ncol;
+    uint32_t seg_rows = le32_to_cpu(p->seg_rows);
+    unsigned int flags = le16_to_cpu(p->flags), k = p->k, esz, j, c, ncol;
+    bool table = flags & M890_REDUCE_F_SRC_TABLE;
+    bool unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
     float acc[M890_REDUCE_COLS], w;
-    uint64_t total, r, col, row_bytes, off;
+    uint64_t total, r, col, row_bytes, off, rowva;
+    bool skip;
     int ret;
 
-    /* flags, seg_rows: spec 1.1 (CAPS.ROWS), not on this card */
-    if (p->flags || p->seg_rows || p->rsvd1 || p->rsvd2) {
+    if (p->rsvd1 || p->rsvd2 ||
+        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || seg_rows))) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
@@ -989,8 +989,20 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     if (k < 1 || k > M890_REDUCE_MAX_K) {
         return m890_bad_field(q, "reduce k");
     }
+    if (flags & ~(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)) {
+        return m890_bad_field(q, "reduce flags");
+    }
+    if (table && (src & 7)) {
+        return m890_bad_field(q, "reduce table alignment");
+    }
     if ((idxva & 3) || (wva & 3)) {
         return m890_bad_field(q, "reduce alignment");
+    }
+    if (unweighted && wva) {
+        return m890_bad_field(q, "reduce weight with UNWEIGHTED");
+    }
+    if (table ? seg_rows < 1 || seg_rows > M890_ROWS_MAX : seg_rows) {
+        return m890_bad_field(q, "reduce seg_rows");
     }
     if (!rows || !hidden) {
         return M890_EXEC_DONE;
@@ -999,7 +1011,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     row_bytes = (uint64_t)hidden * esz;
     total = (uint64_t)rows * hidden;
     if (!m890_range_ok(idxva, (uint64_t)rows * k * 4) ||
-        !m890_range_ok(wva, (uint64_t)rows * k * 4) ||
+        (!unweighted && !m890_range_ok(wva, (uint64_t)rows * k * 4)) ||
+        (table && !m890_range_ok(src, M890_TABLE_MAX_SEGMENTS * 8)) ||
         total > M890_MAX_COPY || !m890_range_ok(dst, total * esz)) {
         return m890_bad_field(q, "reduce range");
     }
@@ -1013,7 +1026,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
         if (!q->snap_valid || q->snap_row != r) {
             /* a row's indices and weights are read once for all pieces */
             ret = m890_rw(s, q, idxva + r * k * 4, q->snap_idx, k * 4, false);
-            if (!ret) {
+            if (!ret && !unweighted) {
                 ret = m890_rw(s, q, wva + r * k * 4, q->snap_w, k * 4, false);
             }
             if (ret) {
@@ -1021,7 +1034,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             }
             for (j = 0; j < k; j++) {
                 q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
-                q->snap_w[j] = le32_to_cpu(q->snap_w[j]);
+                q->snap_w[j] = unweighted ? 0x3f800000 :     /* 1.0f */
+                               le32_to_cpu(q->snap_w[j]);
             }
             q->snap_row = r;
             q->snap_valid = true;
@@ -1035,15 +1049,33 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             if (ix == M890_INDEX_NONE) {
                 continue;
             }
-            if (__builtin_mul_overflow((uint64_t)ix, row_bytes, &off) ||
-                !m890_range_ok(src, off) ||
-                !m890_range_ok(src + off, row_bytes)) {
-                return m890_bad_field(q, "reduce index out of VA space");
+            if (table) {
+                ret = m890_table_row(s, q, 0, src, seg_rows, row_bytes, ix,
+                                     row_bytes, &rowva, &skip);
+                if (ret) {
+                    return ret;
+                }
+                if (skip) {
+                    continue;
+                }
+            } else {
+                if (__builtin_mul_overflow((uint64_t)ix, row_bytes, &off) ||
+                    !m890_range_ok(src, off) ||
+                    !m890_range_ok(src + off, row_bytes)) {
+                    return m890_bad_field(q, "reduce index out of VA space");
+                }
+                rowva = src + off;
             }
-            ret = m890_rw(s, q, src + off + col * esz, s->bounce,
-                          ncol * esz, false);
+            ret = m890_rw(s, q, rowva + col * esz, s->bounce, ncol * esz,
+                          false);
             if (ret) {
                 return ret;
+            }
+            if (unweighted) {
+                for (c = 0; c < ncol; c++) {
+                    acc[c] = acc[c] + m890_load_elem(s->bounce + c * esz, esz);
+                }
+                continue;
             }
             memcpy(&w, &wb, 4);
             for (c = 0; c < ncol; c++) {
@@ -1074,16 +1106,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
  * target).  Rounding is to nearest, ties to even (nearbyint in the default
  * rounding mode).
  */
-typedef struct M890MxFmt {
-    int mbits;
-    int bias;
-    int emax;           /* exponent of the largest normal */
-    unsigned int maxcode;
-    unsigned int signbit;
-} M890MxFmt;
-
-static const M890MxFmt m890_fp4 = { 1, 1, 2, 0x7, 0x8 };
-static const M890MxFmt m890_fp8 = { 3, 7, 8, 0x7e, 0x80 };
+const M890MxFmt m890_fp4 = { 1, 1, 2, 0x7, 0x8 };
+const M890MxFmt m890_fp8 = { 3, 7, 8, 0x7e, 0x80 };
 
 static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
 {
@@ -1131,6 +1155,51 @@ static double m890_mx_decode(const M890MxFmt *f, unsigned int code)
     return (code & f->signbit) ? -v : v;
 }
 
+void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
+                   unsigned int nblk, uint8_t *mx, uint8_t *sc)
+{
+    unsigned int i, j;
+
+    memset(mx, 0, f == &m890_fp4 ? nblk * M890_MX_BLOCK / 2 :
+                                   nblk * M890_MX_BLOCK);
+    for (i = 0; i < nblk; i++) {
+        float amax = 0;
+        bool bad = false;
+        int x, e;
+
+        for (j = 0; j < M890_MX_BLOCK; j++) {
+            float v = m890_load_elem(el + (i * 32 + j) * esz, esz);
+
+            if (!isfinite(v)) {
+                bad = true;
+            } else if (fabsf(v) > amax) {
+                amax = fabsf(v);
+            }
+        }
+        if (bad) {
+            x = 128;                    /* scale NaN */
+        } else if (amax == 0) {
+            x = -127;
+        } else {
+            frexpf(amax, &e);
+            x = MAX(MIN(e - 1 - f->emax, 127), -127);
+        }
+        sc[i] = x + 127;
+        for (j = 0; j < M890_MX_BLOCK; j++) {
+            unsigned int e0 = i * 32 + j;
+            double v = m890_load_elem(el + e0 * esz, esz);
+            /* spec 7.11: a NaN-scale block holds code 0 */
+            unsigned int code = bad ? 0 : m890_mx_encode(f, ldexp(v, -x));
+
+            if (f == &m890_fp4) {
+                mx[e0 / 2] |= code << ((e0 & 1) * 4);
+            } else {
+                mx[e0] = code;
+            }
+        }
+    }
+}
+
 /* MX_QUANT and MX_DEQUANT: progress counts elements. */
 static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
                         bool quant)
@@ -1139,7 +1208,7 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t scale = le64_to_cpu(p->scale), count = le64_to_cpu(p->count);
     const M890MxFmt *f;
-    unsigned int esz, n, i, j, nblk;
+    unsigned int esz, n, i, nblk;
     uint64_t mxbytes, mxoff, mxlen;
     uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
     uint8_t *el = s->bounce;    /* M890_MX_STEP * 4 bytes fit */
@@ -1182,44 +1251,7 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
             if (ret) {
                 return ret;
             }
-            memset(mx, 0, sizeof(mx));
-            for (i = 0; i < nblk; i++) {
-                float amax = 0;
-                bool bad = false;
-                int x, e;
-
-                for (j = 0; j < M890_MX_BLOCK; j++) {
-                    float v = m890_load_elem(el + (i * 32 + j) * esz, esz);
-
-                    if (!isfinite(v)) {
-                        bad = true;
-                    } else if (fabsf(v) > amax) {
-                        amax = fabsf(v);
-                    }
-                }
-                if (bad) {
-                    x = 128;                    /* scale NaN */
-                } else if (amax == 0) {
-                    x = -127;
-                } else {
-                    frexpf(amax, &e);
-                    x = MAX(MIN(e - 1 - f->emax, 127), -127);
-                }
-                sc[i] = x + 127;
-                for (j = 0; j < M890_MX_BLOCK; j++) {
-                    unsigned int e0 = i * 32 + j;
-                    double v = m890_load_elem(el + e0 * esz, esz);
-                    /* spec 7.11: a NaN-scale block holds code 0 */
-                    unsigned int code = bad ? 0 :
-                                        m890_mx_encode(f, ldexp(v, -x));
-
-                    if (f == &m890_fp4) {
-                        mx[e0 / 2] |= code << ((e0 & 1) * 4);
-                    } else {
-                        mx[e0] = code;
-                    }
-                }
-            }
+            m890_mx_quant(f, el, esz, nblk, mx, sc);
             ret = m890_rw(s, q, dst + mxoff, mx, mxlen, true);
             if (!ret) {
                 ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
@@ -1255,11 +1287,9 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+/* True if this card executes opcode @op (spec 7, CAPS). */
+static bool m890_opcode_ok(M890State *s, uint32_t op)
 {
-    uint32_t hdr = le32_to_cpu(q->pkt.hdr);
-    uint32_t op = M890_PKT_OPCODE(hdr);
-
     switch (op) {
     case M890_PKT_NOP:
     case M890_PKT_COPY:
@@ -1274,14 +1304,21 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
     case M890_PKT_MX_QUANT:
     case M890_PKT_MX_DEQUANT:
     case M890_PKT_FENCE:
-        break;
+        return true;
     case M890_PKT_COPY_ROWS:
     case M890_PKT_MOE_ROUTE:
-        if (s->engines) {
-            break;                      /* spec 1.1 opcodes */
-        }
-        /* fall through */
+        return m890_caps(s) & M890_HWCAP_ROWS;  /* not on a 1.0 card */
     default:
+        return false;
+    }
+}
+
+int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+{
+    uint32_t hdr = le32_to_cpu(q->pkt.hdr);
+    uint32_t op = M890_PKT_OPCODE(hdr);
+
+    if (!m890_opcode_ok(s, op)) {
         trace_m890_err_opcode(q->index, op);
         qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
                       q->index, op);
@@ -1328,10 +1365,9 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
     case M890_PKT_MX_DEQUANT:
         return m890_exec_mx(s, q, b, false);
     case M890_PKT_COPY_ROWS:
+        return m890_exec_copy_rows(s, q, b);
     case M890_PKT_MOE_ROUTE:
-        /* CAPS.ROWS is clear on this card */
-        trace_m890_err_unsupported(q->index, "COPY_ROWS/MOE_ROUTE");
-        return M890_QERR_UNSUPPORTED;
+        return m890_exec_moe_route(s, q, b);
     default:
         return m890_exec_fence(s, q);
     }

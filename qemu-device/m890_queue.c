@@ -28,6 +28,7 @@
 #include "hw/pci/pci_device.h"
 
 #include "m890.h"
+#include "m890_exec.h"
 #include "trace.h"
 
 void m890_queue_reset(M890State *s, M890Queue *q)
@@ -166,6 +167,7 @@ static int m890_fetch(M890State *s, M890Queue *q)
     q->have_pkt = true;
     q->progress = 0;
     q->snap_valid = false;
+    m890_rows_reset(q);
     m890_clock_fetch(s, q);
     trace_m890_fetch(q->index, q->head, le32_to_cpu(q->pkt.hdr));
     return 0;

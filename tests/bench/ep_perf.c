@@ -394,8 +394,8 @@ static double model_dev_rank(const struct shape *sh, const int32_t *idx,
 	if (!combine) {
 		double lists = 8 * n * tmax, meta = 4 * k;
 
-		/* MOE_ROUTE SEND */
-		m12_data(&m, 0, 4 * tmax * k + 8 * n * tmax + 8 * n +
+		/* MOE_ROUTE SEND: the ids twice, lists, counts, combine */
+		m12_data(&m, 0, 8 * tmax * k + 8 * n * tmax + 8 * n +
 			 4 * tmax * k, 0, 0, 0);
 		m12_drain(&m, M12_HBM, 8);		/* WAIT arrival >= 0 */
 		for (int w = 0; w < 2; w++)		/* ids, weights rows */

@@ -223,6 +223,57 @@ static union m890_packet fuzz_packet(Card *c, int i)
         p.reduce.weight = fuzz_va(c, i) & ~3ull;
         p.reduce.rows = fuzz_u32();
         p.reduce.hidden = fuzz_u32();
+        if (chance(40)) {
+            /* spec 1.1: a segment table, unweighted sums */
+            p.reduce.flags = below(5);
+            p.reduce.src &= chance(90) ? ~7ull : ~0ull;
+            p.reduce.seg_rows = fuzz_u32();
+            if (p.reduce.flags & M890_REDUCE_F_UNWEIGHTED && chance(80)) {
+                p.reduce.weight = 0;
+            }
+        }
+        break;
+    case M890_PKT_COPY_ROWS:
+        p.copy_rows.row_bytes = chance(70) ? 1 + below(4096) : fuzz_u32();
+        p.copy_rows.src = fuzz_va(c, i);
+        p.copy_rows.dst = fuzz_va(c, i);
+        p.copy_rows.src_idx = chance(30) ? 0 : fuzz_va(c, i) & ~3ull;
+        p.copy_rows.dst_idx = chance(30) ? 0 : fuzz_va(c, i) & ~3ull;
+        p.copy_rows.count = chance(70) ? below(600) : fuzz_u32();
+        p.copy_rows.op = below(4);
+        p.copy_rows.dtype = p.copy_rows.op ? below(3) : 0;
+        p.copy_rows.tables = below(chance(90) ? 4 : 256);
+        if (p.copy_rows.tables & M890_ROWS_SRC_TABLE) {
+            p.copy_rows.src &= ~7ull;
+        }
+        if (p.copy_rows.tables & M890_ROWS_DST_TABLE) {
+            p.copy_rows.dst &= ~7ull;
+        }
+        p.copy_rows.seg_rows = p.copy_rows.tables ? fuzz_u32() : 0;
+        p.copy_rows.src_pitch = chance(50) ? 0 : fuzz_u32();
+        p.copy_rows.dst_pitch = chance(50) ? 0 : fuzz_u32();
+        p.copy_rows.mx_dtype = p.copy_rows.op == M890_ROWS_MX ? 2 + below(3) :
+                               0;
+        if (p.copy_rows.op == M890_ROWS_MX && chance(70)) {
+            p.copy_rows.row_bytes = 64 * (1 + below(64));
+        }
+        break;
+    case M890_PKT_MOE_ROUTE:
+        p.moe_route.mode = below(3);
+        p.moe_route.k = below(66);
+        p.moe_route.ranks = chance(80) ? 1 + below(16) : fuzz_u32();
+        p.moe_route.my_rank = below(p.moe_route.ranks + 1);
+        p.moe_route.ids = fuzz_va(c, i) & ~3ull;
+        p.moe_route.tmax = chance(80) ? 1 + below(300) : fuzz_u32();
+        p.moe_route.tokens = p.moe_route.mode ? (chance(90) ? 0 : 1) :
+                             below(p.moe_route.tmax + 2);
+        p.moe_route.experts_per_rank = chance(80) ? 1 + below(64) :
+                                       fuzz_u32();
+        p.moe_route.cap = chance(80) ? 1 + below(100) : fuzz_u32();
+        p.moe_route.out0 = fuzz_va(c, i) & ~3ull;
+        p.moe_route.out1 = fuzz_va(c, i) & ~3ull;
+        p.moe_route.out2 = fuzz_va(c, i) & ~7ull;
+        p.moe_route.out3 = fuzz_va(c, i) & ~7ull;
         break;
     case M890_PKT_MX_QUANT:
     case M890_PKT_MX_DEQUANT:

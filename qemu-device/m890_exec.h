@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * M890 packet execution: the helpers the packet files share
+ * (m890_packets.c, m890_rows.c).  Everything here runs under the BQL on
+ * the private copy of a queue's packet.
+ */
+#ifndef HW_M890_EXEC_H
+#define HW_M890_EXEC_H
+
+#include "m890.h"
+
+#define M890_REDUCE_COLS    1024    /* elements per REDUCE step */
+#define M890_MX_BLOCK       32
+#define M890_MX_STEP        2048    /* elements per MX step */
+
+/* One directly usable piece of a translated VA range. */
+typedef struct M890Seg {
+    uint8_t *ptr;               /* HBM or peer HBM; NULL: host DMA */
+    uint64_t dma;
+    uint64_t len;
+    int peer;                   /* egress port, -1 if not PEER */
+    unsigned int cls;           /* M890_CLS_* of the timing model */
+} M890Seg;
+
+/*
+ * An OCP MX v1.0 element format: @mbits mantissa bits, exponent @bias,
+ * @emax the exponent of the largest normal, @maxcode the code of the
+ * largest magnitude (the saturation target), @signbit the sign's bit.
+ */
+typedef struct M890MxFmt {
+    int mbits;
+    int bias;
+    int emax;
+    unsigned int maxcode;
+    unsigned int signbit;
+} M890MxFmt;
+
+extern const M890MxFmt m890_fp4;        /* E2M1 */
+extern const M890MxFmt m890_fp8;        /* E4M3 */
+
+/* Trace and log a bad field of @q's packet; returns M890_QERR_BAD_FIELD. */
+int m890_bad_field(M890Queue *q, const char *what);
+
+/* True if [va, va + len) lies inside the 48-bit VA space. */
+bool m890_range_ok(uint64_t va, uint64_t len);
+
+/* True if the @n words at @v are all 0. */
+bool m890_zero(const __u64 *v, unsigned int n);
+
+/*
+ * Translate the start of [va, va + max) into one directly usable piece
+ * *@g (faults are recorded; a peer read charges its round trip).
+ * Returns 0 or an enum m890_qerr.
+ */
+int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+             bool write, M890Seg *g);
+
+/* Charge @n bytes of @q's packet moved through @g (clock, switch). */
+void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
+                   uint64_t n, bool write);
+
+/* Move @len bytes between @buf and VA @va, charged.  0 or a qerr. */
+int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+            uint64_t len, bool write);
+
+/*
+ * Copy forward up to @len bytes from VA @src to VA @dst until the run's
+ * budget @b is used; *@done receives the bytes copied.  0 or a qerr.
+ */
+int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src, uint64_t dst,
+                  uint64_t len, M890Budget *b, uint64_t *done);
+
+/* BF16 and FP32 elements (spec 7.10): exact widening, RNE narrowing. */
+float m890_bf16_to_f32(uint16_t h);
+uint16_t m890_f32_to_bf16(float f);
+float m890_load_elem(const uint8_t *p, unsigned int esz);
+void m890_store_elem(uint8_t *p, unsigned int esz, float f);
+
+/*
+ * MX_QUANT (spec 7.11) of @nblk blocks of 32 elements of @esz bytes at
+ * @el: element codes into @mx (@f's packing, element 0 first), one E8M0
+ * scale per block into @sc.
+ */
+void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
+                   unsigned int nblk, uint8_t *mx, uint8_t *sc);
+
+/* m890_rows.c: spec 1.1 row packets (CAPS.ROWS) */
+void m890_rows_reset(M890Queue *q);
+int m890_table_row(M890State *s, M890Queue *q, unsigned int t,
+                   uint64_t table, uint32_t seg_rows, uint64_t pitch,
+                   uint32_t x, uint64_t len, uint64_t *va, bool *skip);
+int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b);
+int m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b);
+
+#endif /* HW_M890_EXEC_H */
