@@ -30,6 +30,7 @@
 #include <drm/drm_managed.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_READY_TIMEOUT_US	100000
 
@@ -319,6 +320,7 @@ static void m890_drm_release(struct drm_device *dev, void *res)
 
 	m890_hbm_fini(mdev);
 	ida_destroy(&mdev->asid_ida);
+	m890_limits_fini(mdev);
 }
 
 static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -346,6 +348,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&mdev->xvm_local);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
 	ida_init(&mdev->asid_ida);
+	xa_init(&mdev->ctx_users);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)

@@ -53,6 +53,7 @@
 #include <drm/drm_syncobj.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
 #define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
@@ -409,7 +410,8 @@ void m890_queues_reset(struct m890_device *mdev)
  * @data: struct drm_m890_queue_create.
  * @file: caller.
  *
- * Return: 0, -EINVAL, -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
+ * Return: 0, -EINVAL, -EDQUOT the file owns queues_per_file queues
+ * (m890_limits.c), -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
  */
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
@@ -422,10 +424,15 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 
 	if (args->flags || args->pad)
 		return -EINVAL;
+	ret = m890_limit_queue_get(mfile);
+	if (ret)
+		return ret;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
+	if (!q) {
+		m890_limit_queue_put(mfile);
 		return -ENOMEM;
+	}
 	q->mdev = mdev;
 	kref_init(&q->ref);
 	mutex_init(&q->lock);
@@ -493,6 +500,7 @@ err_stop:
 	m890_queue_teardown(q);
 	xa_erase(&mfile->queues, id);
 	m890_queue_put(&q);
+	m890_limit_queue_put(mfile);
 	return ret;
 err_hwq:
 	mutex_lock(&mdev->queue_lock);
@@ -507,6 +515,7 @@ err_ring:
 err_free:
 	m890_ctx_put(&q->ctx);
 	kfree(q);
+	m890_limit_queue_put(mfile);
 	return ret;
 }
 
@@ -537,6 +546,7 @@ int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 	m890_queue_teardown(q);
 	/* Drop the xarray's reference. */
 	m890_queue_put(&q);
+	m890_limit_queue_put(mfile);
 	return 0;
 }
 
@@ -553,6 +563,7 @@ void m890_file_queues_fini(struct m890_file *mfile)
 		xa_erase(&mfile->queues, id);
 		m890_queue_teardown(q);
 		m890_queue_put(&q);
+		m890_limit_queue_put(mfile);
 	}
 }
 

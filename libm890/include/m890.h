@@ -305,7 +305,8 @@ struct m890_stream_config {
 /**
  * m890_stream_create() - create a stream (one hardware queue and its
  * timeline syncobj) with default options.  M890_ERROR_BUSY when the card
- * has no free queue.
+ * has no free queue, or when @device already owns as many queues as the
+ * driver allows one open file (module parameter queues_per_file).
  */
 m890_status_t m890_stream_create(m890_device_t device, m890_stream_t *stream);
 

@@ -68,6 +68,10 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 					 dev->node, (unsigned long long)bytes,
 					 flags == M890_MEM_HBM ? "HBM" : "host memory",
 					 strerror(err));
+		if (err == EDQUOT)
+			return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+					 "%s: %llu more bytes of host memory would pass the driver's limit for one file (module parameter host_mb_per_file)",
+					 dev->node, (unsigned long long)bytes);
 		return m890_fail_errno(err, "%s: BO_CREATE of %llu bytes",
 				       dev->node, (unsigned long long)bytes);
 	}
