@@ -481,6 +481,7 @@ int m890_hw_reset(struct m890_device *mdev);
 int m890_device_reset(struct m890_device *mdev);
 void m890_reset_prepare(struct m890_device *mdev);
 int m890_reset_done(struct m890_device *mdev, int ret);
+bool m890_reset_check(struct m890_device *mdev);
 int m890_pci_register(void);
 void m890_pci_unregister(void);
 

@@ -24,7 +24,10 @@
  * module parameter (checked every job_timeout_ms, so a hung job is caught
  * between one and two periods after it became the oldest) is reset and its
  * fences fail with -ETIMEDOUT (e.g. a WAIT that never ends); the queue
- * stays stopped with that error, other queues keep running.
+ * stays stopped with that error, other queues keep running.  Each check
+ * first looks for a reset of the card the driver did not make (an FLR or
+ * card reset behind its back, m890_reset_check()); after one, the device
+ * recovery fails the pending work of every queue with -EIO instead.
  *
  * A fault of a context (an MMU fault, or a packet the card refuses as a
  * bad opcode or field) marks the context bad (m890_ctx.bad = -EFAULT or
@@ -223,6 +226,9 @@ static void m890_queue_timeout(struct work_struct *work)
 	unsigned long flags;
 	u64 seqno = 0;
 
+	/* A card reset behind the driver: the recovery fails the work (-EIO). */
+	if (m890_reset_check(q->mdev))
+		return;
 	m890_fence_process(q);
 	spin_lock_irqsave(&q->fence_lock, flags);
 	first = list_first_entry_or_null(&q->pending, struct m890_fence, link);
@@ -477,6 +483,8 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 		ret = -ENODEV;
 		goto err_hwq;
 	}
+	/* Program a card that holds the driver's setup, not one reset behind it. */
+	m890_reset_check(mdev);
 	down_read(&mdev->reset_sem);
 	spin_lock_irq(&mdev->hwq_lock);
 	mdev->hwq[hwq] = q;

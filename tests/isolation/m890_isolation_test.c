@@ -22,7 +22,8 @@
  * - 2 MiB PTEs for large HBM BOs (debugfs "bos");
  * - per-client limits (module parameters host_mb_per_file, queues_per_file,
  *   contexts_per_user): past each the call fails with -EDQUOT;
- * - PCIe FLR and debugfs force_reset with 64 jobs in flight;
+ * - PCIe FLR (through sysfs, and behind the driver's back by a write of
+ *   DEVCTL's FLR bit) and debugfs force_reset with 64 jobs in flight;
  * - driver unbind with a client open (jobs in flight, an HBM mapping),
  *   then bind again.
  *
@@ -1578,7 +1579,49 @@ TEST_F_TIMEOUT(limits, contexts_per_user, 120)
 
 #define RESET_JOBS	64
 
-enum reset_kind { RESET_DEBUGFS, RESET_FLR };
+/*
+ * RESET_DEVCTL: an FLR the PCI core does not know of, started by setting
+ * the Initiate FLR bit of the PCIe Device Control register through the
+ * card's config space (as the card's own DMA into ECAM could); the driver
+ * must notice it and recover on its own.
+ */
+enum reset_kind { RESET_DEBUGFS, RESET_FLR, RESET_DEVCTL };
+
+#define PCI_CFG_CAP_PTR		0x34
+#define PCI_CFG_CAP_ID_EXP	0x10
+#define PCI_CFG_EXP_DEVCTL	8
+#define PCI_CFG_DEVCTL_FLR	0x8000
+
+/* Set DEVCTL's FLR bit of the card at @bdf; 1 when it has no PCIe cap. */
+static int devctl_flr(const char *bdf)
+{
+	__u8 cfg[256];
+	__u16 ctl;
+	char path[160];
+	unsigned int pos, hops;
+	int fd, ret = 1;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", bdf);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, cfg, sizeof(cfg), 0) != (ssize_t)sizeof(cfg)) {
+		close(fd);
+		return -EIO;
+	}
+	for (pos = cfg[PCI_CFG_CAP_PTR] & ~3u, hops = 0; pos >= 0x40 && pos < 0xfc && hops < 48;
+	     pos = cfg[pos + 1] & ~3u, hops++) {
+		if (cfg[pos] != PCI_CFG_CAP_ID_EXP)
+			continue;
+		memcpy(&ctl, &cfg[pos + PCI_CFG_EXP_DEVCTL], sizeof(ctl));
+		ctl |= PCI_CFG_DEVCTL_FLR;
+		ret = pwrite(fd, &ctl, sizeof(ctl), pos + PCI_CFG_EXP_DEVCTL) == sizeof(ctl) ?
+		      0 : -errno;
+		break;
+	}
+	close(fd);
+	return ret;
+}
 
 /* Reset the card behind @fd; 1 when this kind of reset is not available. */
 static int do_reset(int fd, enum reset_kind kind)
@@ -1594,6 +1637,8 @@ static int do_reset(int fd, enum reset_kind kind)
 	ret = card_bdf(fd, bdf, sizeof(bdf));
 	if (ret)
 		return ret;
+	if (kind == RESET_DEVCTL)
+		return devctl_flr(bdf);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset_method", bdf);
 	if (access(path, W_OK) || write_file(path, "flr"))
 		return 1;
@@ -1699,6 +1744,19 @@ TEST_F_TIMEOUT(two, flr_64_jobs, 180)
 {
 	SET_TIMEOUT(0);
 	reset_with_jobs(_metadata, self->a, self->b, RESET_FLR);
+}
+
+/*
+ * The same with an FLR behind the driver's back (DEVCTL written directly):
+ * the job timeout's next check (every job_timeout_ms, here 1 s, well
+ * before the jobs would time out) finds the card reset, restores its
+ * config space and recovers as from a driver reset, so every job fails
+ * with -EIO, not -ETIMEDOUT, and new queues work.
+ */
+TEST_F_TIMEOUT(two, devctl_flr_64_jobs, 180)
+{
+	SET_TIMEOUT(1000);
+	reset_with_jobs(_metadata, self->a, self->b, RESET_DEVCTL);
 }
 
 /* ---- driver unbind with a client open (last: the card is re-bound) ---- */
