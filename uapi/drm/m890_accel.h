@@ -252,10 +252,12 @@ struct drm_m890_bo_wait {
 /**
  * struct drm_m890_fabric_export - offer an HBM BO to cards in other VMs.
  * @handle: in, GEM handle of an HBM BO of this file.
- * @flags: in, 0 (the driver picks a random key) or DRM_M890_EXPORT_KEY
- *         (use @key as given, e.g. one derived from a communicator id).
+ * @flags: in, 0 (the driver picks an unguessable random key) or
+ *         DRM_M890_EXPORT_KEY (use @key as given, e.g. one derived from a
+ *         random communicator id; needs CAP_SYS_ADMIN).
  * @key: in with DRM_M890_EXPORT_KEY (non-zero), else out: the key a peer
- *       presents to DRM_M890_FABRIC_IMPORT.
+ *       presents to DRM_M890_FABRIC_IMPORT.  It is the only credential an
+ *       importer needs (in the same partition): keep it secret.
  * @fabric_id: out, this card's fabric id (hardware spec §8.1).
  * @slot: out, the switch's export slot (§8.7), for diagnostics.
  *
@@ -263,7 +265,8 @@ struct drm_m890_bo_wait {
  * or until the BO is freed.  A BO is exported at most once.
  *
  * Errors: -ENOENT unknown handle, -EINVAL not an HBM BO, bad @flags or a
- * zero key, -EEXIST already exported or key in use on this card, -ENOSPC
+ * zero key, -EPERM DRM_M890_EXPORT_KEY without CAP_SYS_ADMIN, -EEXIST
+ * already exported or key in use on this card, -ENOSPC
  * no free export slot, -ENODEV card not on a switch.
  */
 #define DRM_M890_EXPORT_KEY		(1u << 0)
