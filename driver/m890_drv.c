@@ -29,6 +29,7 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 /* Drops the BO references of signalled fences (m890_fence.c). */
 struct workqueue_struct *m890_wq;
@@ -293,6 +294,7 @@ static int __init m890_init(void)
 {
 	int ret;
 
+	m890_limits_init();
 	m890_wq = alloc_workqueue("m890", WQ_UNBOUND, 0);
 	if (!m890_wq)
 		return -ENOMEM;

@@ -18,6 +18,7 @@
  *   m890_device.xvm_lock > m890_bo.map_lock > m890_ctx.lock (a revoke
  *     clears every mapping of the local windows on an export)
  *   m890_device.hbm_lock is a leaf.
+ *   m890_device.mmu_lock > m890_device.ctx_users (xarray lock).
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
  */
 #ifndef M890_DRV_H
@@ -95,6 +96,9 @@ struct m890_xvm_win;
  * @comm: command name of the opener, for fault logs.
  * @hbm_bytes: bytes of this card's HBM mapped in the context (the BOs the
  *             file created); returns to 0 when they are all freed.
+ * @host_bytes: bytes of the host BOs the file created that are alive,
+ *              counted against host_mb_per_file (m890_limits.c).
+ * @uid: real uid of the opener; its ASID counts against contexts_per_user.
  * @busy_ns: nanoseconds during which at least one of the context's queues
  *           had work outstanding, accumulated as fences signal.
  * @faults: execution errors (MMU faults and others) of its queues.
@@ -115,6 +119,8 @@ struct m890_ctx {
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	atomic64_t hbm_bytes;
+	atomic64_t host_bytes;
+	kuid_t uid;
 	atomic64_t busy_ns;
 	atomic_t faults;
 	spinlock_t park_lock;	/* parked */
@@ -154,6 +160,8 @@ struct m890_pt {
  * @ctx_table_dma: its bus address.
  * @ctx_count: descriptors in @ctx_table.
  * @asid_ida: ASID allocator (1..ctx_count-1; 0 is never valid).
+ * @ctx_users: ASIDs in use per uid (xa value entries), for the
+ *             contexts_per_user limit; under @mmu_lock.
  * @queue_lock: protects @hwq_used.
  * @hwq_used: bitmap of hardware queues that are owned by a queue.
  * @hwq_lock: protects @hwq for the IRQ handlers.
@@ -206,6 +214,7 @@ struct m890_device {
 	dma_addr_t ctx_table_dma;
 	u32 ctx_count;
 	struct ida asid_ida;
+	struct xarray ctx_users;
 
 	struct mutex queue_lock;	/* hwq_used */
 	DECLARE_BITMAP(hwq_used, M890_MAX_QUEUES);
@@ -256,6 +265,8 @@ struct m890_device {
  * @ctx: the file's address space (one reference).
  * @queues: queue id to queue; ids are allocated cyclically.
  * @queue_next: cyclic allocation hint for @queues.
+ * @nqueues: queues of the file, created or being created, counted against
+ *            queues_per_file (m890_limits.c).
  * @link: entry in m890_device.files.
  * @closing: set once the file's queues are stopped on close, so its
  *           handles' mappings can go without waiting for jobs.
@@ -265,6 +276,7 @@ struct m890_file {
 	struct m890_ctx *ctx;
 	struct xarray queues;
 	u32 queue_next;
+	atomic_t nqueues;
 	struct list_head link;
 	bool closing;
 };
@@ -472,6 +484,7 @@ int m890_hw_reset(struct m890_device *mdev);
 int m890_device_reset(struct m890_device *mdev);
 void m890_reset_prepare(struct m890_device *mdev);
 int m890_reset_done(struct m890_device *mdev, int ret);
+bool m890_reset_check(struct m890_device *mdev);
 int m890_pci_register(void);
 void m890_pci_unregister(void);
 

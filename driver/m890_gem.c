@@ -43,6 +43,7 @@
 #include <drm/drm_vma_manager.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_HBM_CLEAR_CHUNK	SZ_16M
 
@@ -76,6 +77,8 @@ void m890_bo_unmap(struct m890_bo *bo)
 		return;
 	if (bo->kind == M890_BO_KIND_HBM)
 		atomic64_sub(bo->shmem.base.size, &bo->ctx->hbm_bytes);
+	if (bo->kind == M890_BO_KIND_HOST)
+		m890_limit_host_uncharge(bo->ctx, bo->shmem.base.size);
 	m890_bo_va_release(&bo->ctx, &bo->va_node);
 }
 
@@ -143,7 +146,9 @@ static int m890_bo_map_node(struct m890_bo *bo, struct m890_ctx *ctx,
  * @ctx: context; the BO takes a reference on it.
  *
  * Ranges whose VA and backing address are 2 MiB aligned use 2 MiB PTEs.
- * Return: 0 or a negative errno; on error nothing stays mapped.
+ * A host BO counts against @ctx's host_mb_per_file until it is unmapped.
+ * Return: 0, -EDQUOT past that limit, or another negative errno; on error
+ * nothing stays mapped.
  */
 int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 {
@@ -151,9 +156,18 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 
 	if (bo->ctx)
 		return -EBUSY;
+	/* Counted before the pages are pinned (m890_limits.c). */
+	if (bo->kind == M890_BO_KIND_HOST) {
+		ret = m890_limit_host_charge(ctx, bo->shmem.base.size);
+		if (ret)
+			return ret;
+	}
 	ret = m890_bo_map_node(bo, ctx, &bo->va_node, &bo->large_ptes);
-	if (ret)
+	if (ret) {
+		if (bo->kind == M890_BO_KIND_HOST)
+			m890_limit_host_uncharge(ctx, bo->shmem.base.size);
 		return ret;
+	}
 	bo->ctx = ctx;
 	if (bo->kind == M890_BO_KIND_HBM)
 		atomic64_add(bo->shmem.base.size, &ctx->hbm_bytes);

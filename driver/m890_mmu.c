@@ -17,6 +17,7 @@
  * gone.  The context descriptor is cleared and the ASID freed at close.
  */
 
+#include <linux/cred.h>
 #include <linux/dma-mapping.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -25,6 +26,7 @@
 #include <drm/drm_managed.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_PT_SIZE		(M890_PT_ENTRIES * sizeof(u64))
 #define M890_LARGE_SIZE		BIT_ULL(M890_LARGE_PAGE_SHIFT)
@@ -173,7 +175,8 @@ void m890_mmu_invalidate(struct m890_ctx *ctx)
  * @mdev: device.
  *
  * Return: the context (one reference) or ERR_PTR: -EBUSY when every ASID
- * is in use, -ENOMEM.
+ * is in use, -EDQUOT when the caller's user holds contexts_per_user of
+ * them (m890_limits.c), -ENOMEM.
  */
 struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 {
@@ -196,15 +199,21 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	if (!ctx->root)
 		goto err_free;
 
-	asid = ida_alloc_range(&mdev->asid_ida, 1, mdev->ctx_count - 1, GFP_KERNEL);
+	ctx->uid = current_uid();
+	mutex_lock(&mdev->mmu_lock);
+	asid = m890_limit_ctx_get(mdev, ctx->uid);
+	if (!asid) {
+		asid = ida_alloc_range(&mdev->asid_ida, 1, mdev->ctx_count - 1, GFP_KERNEL);
+		if (asid < 0)
+			m890_limit_ctx_put(mdev, ctx->uid);
+	}
 	if (asid < 0) {
+		mutex_unlock(&mdev->mmu_lock);
 		m890_pt_free(mdev, ctx->root, M890_PT_LEVELS - 1);
 		drm_mm_takedown(&ctx->va_mm);
 		kfree(ctx);
 		return ERR_PTR(asid == -ENOSPC ? -EBUSY : asid);
 	}
-
-	mutex_lock(&mdev->mmu_lock);
 	ctx->asid = asid;
 	m890_ctx_desc_write(mdev, asid, ctx->root->dma | M890_CTX_VALID);
 	m890_mmu_invalidate_locked(mdev, asid);
@@ -233,6 +242,7 @@ void m890_ctx_release(struct m890_ctx *ctx)
 		m890_mmu_invalidate_locked(mdev, asid);
 		ctx->asid = 0;
 		ida_free(&mdev->asid_ida, asid);
+		m890_limit_ctx_put(mdev, ctx->uid);
 	}
 	mutex_unlock(&mdev->mmu_lock);
 }

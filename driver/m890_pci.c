@@ -18,6 +18,17 @@
  * clients go on with new queues.  A PCIe function level reset (FLR) goes
  * the same way through the &pci_error_handlers reset_prepare/reset_done
  * pair.
+ *
+ * A reset the driver did not ask for -- an FLR started by a write of the
+ * FLR bit of the card's PCIe DEVCTL that bypasses the PCI core (from the
+ * guest, or by the card's own DMA into config space), or a reset of the
+ * card itself -- is noticed by m890_reset_check(): an FLR clears the
+ * memory and bus-master bits of PCI_COMMAND (and the BARs), and any reset
+ * of the card clears SCRATCH, where the driver keeps a marker.  The job
+ * timeout's periodic check and queue creation call it; when the card lost
+ * its state, the driver restores the config space saved at probe
+ * (pci_save_state(), BARs and MSI-X included), resets the card and runs
+ * the same recovery as m890_device_reset(): pending work fails with -EIO.
  */
 
 #include <linux/interrupt.h>
@@ -30,8 +41,11 @@
 #include <drm/drm_managed.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_READY_TIMEOUT_US	100000
+/* Kept in SCRATCH while the card holds the driver's setup ("M890"). */
+#define M890_SCRATCH_ALIVE	0x4d383930
 
 /**
  * m890_hw_reset() - write CONTROL.RESET and wait until the card is ready.
@@ -100,6 +114,7 @@ int m890_reset_done(struct m890_device *mdev, int ret)
 		m890_mmu_hw_enable(mdev);
 		m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
 		m890_wr(mdev, M890_REG_EVT_MASK, 0);
+		m890_wr(mdev, M890_REG_SCRATCH, M890_SCRATCH_ALIVE);
 	}
 	m890_irqs_enable(mdev, true);
 	mutex_unlock(&mdev->sw_lock);
@@ -133,6 +148,80 @@ int m890_device_reset(struct m890_device *mdev)
 	ret = m890_reset_done(mdev, m890_hw_reset(mdev));
 	drm_dev_exit(idx);
 	return ret;
+}
+
+/* Undo m890_reset_prepare() when there is nothing to reset after all. */
+static void m890_reset_cancel(struct m890_device *mdev)
+{
+	m890_irqs_enable(mdev, true);
+	mutex_unlock(&mdev->sw_lock);
+	up_write(&mdev->reset_sem);
+}
+
+/*
+ * Whether the card lost the driver's setup without the driver resetting
+ * it: an FLR clears PCI_COMMAND's memory and bus-master bits, a reset of
+ * the card clears SCRATCH.  A function that does not answer config reads
+ * (all ones: removed, or still in its reset) is left alone; removal has
+ * its own path and a later check finds a function back from its reset.
+ */
+static bool m890_lost_state(struct m890_device *mdev)
+{
+	const u16 need = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	u16 cmd;
+
+	if (pci_read_config_word(mdev->pdev, PCI_COMMAND, &cmd) || cmd == 0xffff)
+		return false;
+	if ((cmd & need) != need)
+		return true;
+	return m890_rd(mdev, M890_REG_SCRATCH) != M890_SCRATCH_ALIVE;
+}
+
+/*
+ * Put back the config space saved at probe (BARs, command, MSI-X) after
+ * an FLR nobody told the PCI core about, and save it again for the next
+ * time (pci_restore_state() uses the saved copy up).
+ */
+static void m890_restore_config(struct m890_device *mdev)
+{
+	pci_restore_state(mdev->pdev);
+	pci_save_state(mdev->pdev);
+}
+
+/**
+ * m890_reset_check() - recover a card that was reset behind the driver.
+ * @mdev: device.
+ *
+ * When the card lost its setup (see m890_lost_state()), restores its
+ * config space, resets it and recovers as m890_device_reset() does: every
+ * pending job of every client fails with -EIO and its queue stops; new
+ * queues work.  Several callers may notice the same reset; one recovers.
+ * Context: process; may take @mdev->reset_sem for writing.
+ * Return: true if a recovery ran.
+ */
+bool m890_reset_check(struct m890_device *mdev)
+{
+	bool lost;
+	int idx;
+
+	if (!drm_dev_enter(&mdev->drm, &idx))
+		return false;
+	lost = m890_lost_state(mdev);
+	if (lost) {
+		m890_reset_prepare(mdev);
+		/* Someone else may have recovered it meanwhile. */
+		lost = m890_lost_state(mdev);
+		if (lost) {
+			dev_warn_ratelimited(&mdev->pdev->dev,
+					     "card was reset behind the driver (FLR or card reset): recovering\n");
+			m890_restore_config(mdev);
+			m890_reset_done(mdev, m890_hw_reset(mdev));
+		} else {
+			m890_reset_cancel(mdev);
+		}
+	}
+	drm_dev_exit(idx);
+	return lost;
 }
 
 static irqreturn_t m890_event_irq(int irq, void *arg)
@@ -322,6 +411,7 @@ static void m890_drm_release(struct drm_device *dev, void *res)
 
 	m890_hbm_fini(mdev);
 	ida_destroy(&mdev->asid_ida);
+	m890_limits_fini(mdev);
 }
 
 static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -349,6 +439,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&mdev->xvm_local);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
 	ida_init(&mdev->asid_ida);
+	xa_init(&mdev->ctx_users);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
@@ -392,6 +483,9 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	m890_wr(mdev, M890_REG_EVT_STATUS, ~0u);
 	m890_wr(mdev, M890_REG_EVT_MASK, 0);
+	m890_wr(mdev, M890_REG_SCRATCH, M890_SCRATCH_ALIVE);
+	/* For m890_reset_check(): the setup a reset behind us takes away. */
+	pci_save_state(pdev);
 
 	m890_debugfs_init(mdev);
 	m890_xvm_init(mdev);
@@ -460,6 +554,8 @@ static void m890_pci_reset_done(struct pci_dev *pdev)
 				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
 	if (!ret && (status & M890_STATUS_FATAL))
 		ret = -EIO;
+	/* The PCI core used up its saved state: keep one for m890_reset_check(). */
+	pci_save_state(pdev);
 	m890_reset_done(mdev, ret);
 }
 

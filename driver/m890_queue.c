@@ -24,7 +24,10 @@
  * module parameter (checked every job_timeout_ms, so a hung job is caught
  * between one and two periods after it became the oldest) is reset and its
  * fences fail with -ETIMEDOUT (e.g. a WAIT that never ends); the queue
- * stays stopped with that error, other queues keep running.
+ * stays stopped with that error, other queues keep running.  Each check
+ * first looks for a reset of the card the driver did not make (an FLR or
+ * card reset behind its back, m890_reset_check()); after one, the device
+ * recovery fails the pending work of every queue with -EIO instead.
  *
  * A fault of a context (an MMU fault, or a packet the card refuses as a
  * bad opcode or field) marks the context bad (m890_ctx.bad = -EFAULT or
@@ -54,6 +57,7 @@
 #include <drm/drm_syncobj.h>
 
 #include "m890_drv.h"
+#include "m890_limits.h"
 
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
 #define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
@@ -256,6 +260,9 @@ static void m890_queue_timeout(struct work_struct *work)
 	unsigned long flags;
 	u64 seqno = 0;
 
+	/* A card reset behind the driver: the recovery fails the work (-EIO). */
+	if (m890_reset_check(q->mdev))
+		return;
 	m890_fence_process(q);
 	spin_lock_irqsave(&q->fence_lock, flags);
 	first = list_first_entry_or_null(&q->pending, struct m890_fence, link);
@@ -461,7 +468,8 @@ void m890_queues_reset(struct m890_device *mdev)
  * @data: struct drm_m890_queue_create.
  * @file: caller.
  *
- * Return: 0, -EINVAL, -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
+ * Return: 0, -EINVAL, -EDQUOT the file owns queues_per_file queues
+ * (m890_limits.c), -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
  */
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
@@ -474,10 +482,15 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 
 	if (args->flags || args->pad)
 		return -EINVAL;
+	ret = m890_limit_queue_get(mfile);
+	if (ret)
+		return ret;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
+	if (!q) {
+		m890_limit_queue_put(mfile);
 		return -ENOMEM;
+	}
 	q->mdev = mdev;
 	kref_init(&q->ref);
 	mutex_init(&q->lock);
@@ -522,6 +535,8 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 		ret = -ENODEV;
 		goto err_hwq;
 	}
+	/* Program a card that holds the driver's setup, not one reset behind it. */
+	m890_reset_check(mdev);
 	down_read(&mdev->reset_sem);
 	spin_lock_irq(&mdev->hwq_lock);
 	mdev->hwq[hwq] = q;
@@ -545,6 +560,7 @@ err_stop:
 	m890_queue_teardown(q);
 	xa_erase(&mfile->queues, id);
 	m890_queue_put(&q);
+	m890_limit_queue_put(mfile);
 	return ret;
 err_hwq:
 	mutex_lock(&mdev->queue_lock);
@@ -559,6 +575,7 @@ err_ring:
 err_free:
 	m890_ctx_put(&q->ctx);
 	kfree(q);
+	m890_limit_queue_put(mfile);
 	return ret;
 }
 
@@ -589,6 +606,7 @@ int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 	m890_queue_teardown(q);
 	/* Drop the xarray's reference. */
 	m890_queue_put(&q);
+	m890_limit_queue_put(mfile);
 	return 0;
 }
 
@@ -605,6 +623,7 @@ void m890_file_queues_fini(struct m890_file *mfile)
 		xa_erase(&mfile->queues, id);
 		m890_queue_teardown(q);
 		m890_queue_put(&q);
+		m890_limit_queue_put(mfile);
 	}
 }
 

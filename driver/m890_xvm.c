@@ -6,7 +6,14 @@
  * HBM BO through switch state instead (hardware spec §8.7):
  *
  * - DRM_M890_FABRIC_EXPORT gives the BO a free export slot of its card
- *   (EXPORT_ADD) under a 64-bit key, random unless userspace names one.
+ *   (EXPORT_ADD) under a 64-bit key, random (get_random_u64()) unless a
+ *   caller with CAP_SYS_ADMIN names one (DRM_M890_EXPORT_KEY).  The key is
+ *   the only credential an importer in another VM presents, so it must be
+ *   unguessable: an unprivileged caller gets the driver's random key and
+ *   hands it to its peers itself.  A chosen key could be predicted, and
+ *   an export under a key a victim's peers are about to import would hand
+ *   them the attacker's memory, so only trusted (privileged) software,
+ *   which derives its keys from a random secret, may choose.
  *   The slot is released by DRM_M890_FABRIC_REVOKE or when the BO is
  *   freed (EXPORT_DEL, which also revokes every window opened on it),
  *   before its HBM range can be given to another BO.
@@ -51,6 +58,7 @@
  * (clearing PTEs).  Two cards' xvm_locks are never held together.
  */
 
+#include <linux/capability.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
@@ -198,6 +206,9 @@ int m890_fabric_export_ioctl(struct drm_device *dev, void *data, struct drm_file
 		return -EINVAL;
 	if ((args->flags & DRM_M890_EXPORT_KEY) && !args->key)
 		return -EINVAL;
+	/* A chosen key is a credential others can predict: privileged only. */
+	if ((args->flags & DRM_M890_EXPORT_KEY) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;

@@ -312,7 +312,8 @@ struct m890_stream_config {
 /**
  * m890_stream_create() - create a stream (one hardware queue and its
  * timeline syncobj) with default options.  M890_ERROR_BUSY when the card
- * has no free queue.
+ * has no free queue, or when @device already owns as many queues as the
+ * driver allows one open file (module parameter queues_per_file).
  */
 m890_status_t m890_stream_create(m890_device_t device, m890_stream_t *stream);
 
@@ -789,6 +790,9 @@ m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
  * @comm_id: non-zero, the same in every process of the communicator and
  *           distinct from every other communicator using the same cards
  *           at the same time (it names the communicator on the switch).
+ *           Random and secret (e.g. from getrandom(2)): the export keys
+ *           of the ranks' memory are derived from it, so whoever knows it
+ *           can open windows on that memory.
  * @nranks: 1 .. 64 ranks in all VMs.
  * @ndevices: 1 .. @nranks cards of this process in @devices.
  * @fabric_ids: [@nranks] the fabric id of each rank's card, in rank order,
@@ -830,7 +834,10 @@ struct m890_comm_fabric_config {
  * Each local rank exports its semaphore area with DRM_M890_FABRIC_EXPORT
  * under a key derived from (@comm_id, rank), and opens a window on every
  * peer's, polling DRM_M890_FABRIC_IMPORT until the peer has exported it.
- * Peers in this process or VM go through the same path.  Readiness and
+ * Peers in this process or VM go through the same path.  Choosing export
+ * keys needs CAP_SYS_ADMIN (the driver gives unprivileged callers only
+ * random keys, uapi.rst "Export keys and their threat model"): without
+ * it the call fails with M890_ERROR_PERMISSION.  Readiness and
  * completion of each collective are SIGNAL/WAIT packets on the
  * semaphores through those windows, as for the other communicators.
  *

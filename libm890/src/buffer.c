@@ -68,6 +68,10 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 					 dev->node, (unsigned long long)bytes,
 					 flags == M890_MEM_HBM ? "HBM" : "host memory",
 					 strerror(err));
+		if (err == EDQUOT)
+			return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+					 "%s: %llu more bytes of host memory would pass the driver's limit for one file (module parameter host_mb_per_file)",
+					 dev->node, (unsigned long long)bytes);
 		return m890_fail_errno(err, "%s: BO_CREATE of %llu bytes",
 				       dev->node, (unsigned long long)bytes);
 	}
@@ -423,7 +427,9 @@ M890_EXPORT m890_status_t m890_window_peer_fabric_id(m890_window_t win,
 
 /*
  * Offer @buf to cards in other VMs under @key (non-zero, chosen by the
- * caller).  The export lasts until the buffer is freed.
+ * caller, derived from a random secret: it is the importers' only
+ * credential).  The driver lets only CAP_SYS_ADMIN choose a key.  The
+ * export lasts until the buffer is freed.
  */
 m890_status_t m890_buffer_export_fabric(struct m890_buffer *buf, uint64_t key)
 {
@@ -450,6 +456,10 @@ m890_status_t m890_buffer_export_fabric(struct m890_buffer *buf, uint64_t key)
 		if (err == ENOSPC)
 			return m890_fail(M890_ERROR_BUSY,
 					 "%s: every export slot of the card is in use",
+					 buf->dev->node);
+		if (err == EPERM)
+			return m890_fail(M890_ERROR_PERMISSION,
+					 "%s: exporting under a key the peers can derive needs CAP_SYS_ADMIN (the driver gives others only random keys)",
 					 buf->dev->node);
 		return m890_fail_errno(err, "%s: fabric export", buf->dev->node);
 	}

@@ -129,6 +129,7 @@ m890_status_t m890_errno_status(int err)
 		return M890_ERROR_OUT_OF_DEVICE_MEMORY;
 	case EBUSY:
 	case EAGAIN:
+	case EDQUOT:	/* a per-client limit of the driver */
 		return M890_ERROR_BUSY;
 	case EOPNOTSUPP:
 	case ENOTTY:

@@ -477,6 +477,10 @@ m890_stream_create_config(m890_device_t dev,
 			return m890_fail(M890_ERROR_BUSY,
 					 "%s: every hardware queue is in use",
 					 dev->node);
+		if (err == EDQUOT)
+			return m890_fail(M890_ERROR_BUSY,
+					 "%s: this device handle owns as many queues as the driver allows one file (module parameter queues_per_file)",
+					 dev->node);
 		return m890_fail_errno(err, "%s: queue create", dev->node);
 	}
 	s->obj.type = M890_OBJ_STREAM;

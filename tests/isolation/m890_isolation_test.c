@@ -20,7 +20,10 @@
  * - a BO shared with another file of the card through a dma-buf is mapped
  *   into that file's address space and usable in its packets;
  * - 2 MiB PTEs for large HBM BOs (debugfs "bos");
- * - PCIe FLR and debugfs force_reset with 64 jobs in flight;
+ * - per-client limits (module parameters host_mb_per_file, queues_per_file,
+ *   contexts_per_user): past each the call fails with -EDQUOT;
+ * - PCIe FLR (through sysfs, and behind the driver's back by a write of
+ *   DEVCTL's FLR bit) and debugfs force_reset with 64 jobs in flight;
  * - driver unbind with a client open (jobs in flight, an HBM mapping),
  *   then bind again.
  *
@@ -1378,11 +1381,247 @@ TEST_F_TIMEOUT(two, large_page_over_old_small_mappings, 120)
 	munmap(m, big.size);
 }
 
+/* ---- per-client limits (module parameters, -EDQUOT) ---- */
+
+#define PARAM_DIR	"/sys/module/m890/parameters/"
+
+static const char *const limit_names[] = {
+	"host_mb_per_file", "queues_per_file", "contexts_per_user",
+};
+
+enum { LIMIT_HOST, LIMIT_QUEUES, LIMIT_CONTEXTS, LIMIT_COUNT };
+
+FIXTURE(limits) {
+	int a, b;
+	char old[LIMIT_COUNT][32];
+	bool set[LIMIT_COUNT];
+};
+
+static int limit_path(int which, char *path, size_t len)
+{
+	return snprintf(path, len, PARAM_DIR "%s", limit_names[which]) < (int)len ? 0 : -EINVAL;
+}
+
+FIXTURE_SETUP(limits)
+{
+	char path[128];
+	int i;
+
+	memset(self->set, 0, sizeof(self->set));
+	self->b = -1;
+	self->a = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	if (self->a < 0)
+		SKIP(return, "%s: %s", ACCEL0, strerror(errno));
+	/* Every limit is a parameter with a value (none before the limits). */
+	for (i = 0; i < LIMIT_COUNT; i++) {
+		ASSERT_EQ(0, limit_path(i, path, sizeof(path)));
+		ASSERT_EQ(0, read_file(path, self->old[i], sizeof(self->old[i])))
+			TH_LOG("%s", path);
+		self->old[i][strcspn(self->old[i], "\n")] = '\0';
+	}
+	self->b = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->b);
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	char path[128];
+	int i;
+
+	for (i = 0; i < LIMIT_COUNT; i++)
+		if (self->set[i] && !limit_path(i, path, sizeof(path)))
+			write_file(path, self->old[i]);
+	if (self->a >= 0)
+		close(self->a);
+	if (self->b >= 0)
+		close(self->b);
+}
+
+/* Set limit @which to @val for this test; restored by the teardown. */
+#define SET_LIMIT(which, val) do {						\
+	char _p[128];								\
+	ASSERT_EQ(0, limit_path(which, _p, sizeof(_p)));			\
+	ASSERT_EQ(0, write_file(_p, val)) TH_LOG("%s", _p);			\
+	self->set[which] = true;						\
+} while (0)
+
+/*
+ * host_mb_per_file bounds the host memory one file's BOs pin: past it
+ * BO_CREATE fails with -EDQUOT; the limit is per file, HBM BOs do not
+ * count, a freed BO gives its bytes back and 0 lifts the limit.
+ */
+TEST_F_TIMEOUT(limits, host_bytes_per_file, 120)
+{
+	struct drm_m890_bo_create b1, b2, b3, bo;
+
+	SET_LIMIT(LIMIT_HOST, "4");
+	ASSERT_EQ(0, bo_create(self->a, 3 << 20, DRM_M890_BO_HOST, &b1));
+	EXPECT_EQ(-EDQUOT, bo_create(self->a, 2 << 20, DRM_M890_BO_HOST, &bo));
+	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HOST, &b2));
+	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
+	/* Another file has its own budget; HBM is not host memory. */
+	ASSERT_EQ(0, bo_create(self->b, 4 << 20, DRM_M890_BO_HOST, &bo));
+	ASSERT_EQ(0, bo_create(self->a, 4 << 20, DRM_M890_BO_HBM, &bo));
+	/* A freed BO no longer counts. */
+	ASSERT_EQ(0, gem_close(self->a, b1.handle));
+	ASSERT_EQ(0, bo_create(self->a, 3 << 20, DRM_M890_BO_HOST, &b3));
+	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
+	/* A lowered limit keeps what is held; 0 is no limit. */
+	SET_LIMIT(LIMIT_HOST, "1");
+	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
+	SET_LIMIT(LIMIT_HOST, "0");
+	EXPECT_EQ(0, bo_create(self->a, 8 << 20, DRM_M890_BO_HOST, &bo));
+}
+
+/*
+ * queues_per_file bounds the queues one file owns (-EDQUOT), leaving the
+ * card's other queues to other files; a destroyed queue gives its place
+ * back.
+ */
+TEST_F_TIMEOUT(limits, queues_per_file, 120)
+{
+	struct drm_m890_queue_create qa[3], qb;
+	struct drm_m890_device_info info;
+
+	ASSERT_EQ(0, query_info(self->a, &info));
+	if (info.num_queues < 3)
+		SKIP(return, "card has %u queues", info.num_queues);
+	SET_LIMIT(LIMIT_QUEUES, "2");
+	ASSERT_EQ(0, queue_create(self->a, &qa[0]));
+	ASSERT_EQ(0, queue_create(self->a, &qa[1]));
+	EXPECT_EQ(-EDQUOT, queue_create(self->a, &qa[2]));
+	ASSERT_EQ(0, queue_create(self->b, &qb));
+	EXPECT_EQ(0, queue_destroy(self->a, qa[0].queue_id));
+	ASSERT_EQ(0, queue_create(self->a, &qa[2]));
+	EXPECT_EQ(-EDQUOT, queue_create(self->a, &qa[0]));
+	EXPECT_EQ(0, queue_destroy(self->a, qa[1].queue_id));
+	EXPECT_EQ(0, queue_destroy(self->a, qa[2].queue_id));
+	EXPECT_EQ(0, queue_destroy(self->b, qb.queue_id));
+}
+
+/* Open files of the card (one line per file in debugfs "contexts"). */
+static int card_contexts(int fd)
+{
+	char path[128], *buf, *p;
+	int n = -1;
+
+	if (debugfs_path(fd, "contexts", path, sizeof(path)))
+		return -1;
+	buf = malloc(1 << 16);
+	if (buf && !read_file(path, buf, 1 << 16))
+		for (n = 0, p = buf; (p = strstr(p, "asid ")); p++)
+			n++;
+	free(buf);
+	return n;
+}
+
+/*
+ * contexts_per_user bounds the files (ASIDs) one user holds on a card:
+ * past it open() fails with EDQUOT; a close gives the ASID back, and
+ * another user is not affected.  The guest tests run as root, alone on
+ * the card, so every open file of card 0 is this user's.
+ */
+TEST_F_TIMEOUT(limits, contexts_per_user, 120)
+{
+	int fds[4], n, i, status;
+	struct stat st;
+	char val[16];
+	pid_t pid;
+
+	n = card_contexts(self->a);
+	if (n < 2)
+		SKIP(return, "no debugfs \"contexts\"");
+	snprintf(val, sizeof(val), "%d", n + 2);
+	SET_LIMIT(LIMIT_CONTEXTS, val);
+	fds[0] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	fds[1] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fds[0]);
+	ASSERT_LE(0, fds[1]);
+	fds[2] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	EXPECT_EQ(-1, fds[2]);
+	EXPECT_EQ(EDQUOT, errno);
+	if (fds[2] >= 0)
+		close(fds[2]);
+
+	/* Another user (nobody) still gets a context: let it open the node. */
+	ASSERT_EQ(0, stat(ACCEL0, &st));
+	ASSERT_EQ(0, chmod(ACCEL0, 0666));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(3);
+		fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		close(fd);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(ACCEL0, st.st_mode & 07777);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	close(fds[1]);
+	fds[1] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	EXPECT_LE(0, fds[1]);
+	SET_LIMIT(LIMIT_CONTEXTS, "0");
+	fds[2] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	EXPECT_LE(0, fds[2]);
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 /* ---- device reset and FLR with 64 jobs in flight ---- */
 
 #define RESET_JOBS	64
 
-enum reset_kind { RESET_DEBUGFS, RESET_FLR };
+/*
+ * RESET_DEVCTL: an FLR the PCI core does not know of, started by setting
+ * the Initiate FLR bit of the PCIe Device Control register through the
+ * card's config space (as the card's own DMA into ECAM could); the driver
+ * must notice it and recover on its own.
+ */
+enum reset_kind { RESET_DEBUGFS, RESET_FLR, RESET_DEVCTL };
+
+#define PCI_CFG_CAP_PTR		0x34
+#define PCI_CFG_CAP_ID_EXP	0x10
+#define PCI_CFG_EXP_DEVCTL	8
+#define PCI_CFG_DEVCTL_FLR	0x8000
+
+/* Set DEVCTL's FLR bit of the card at @bdf; 1 when it has no PCIe cap. */
+static int devctl_flr(const char *bdf)
+{
+	__u8 cfg[256];
+	__u16 ctl;
+	char path[160];
+	unsigned int pos, hops;
+	int fd, ret = 1;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", bdf);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, cfg, sizeof(cfg), 0) != (ssize_t)sizeof(cfg)) {
+		close(fd);
+		return -EIO;
+	}
+	for (pos = cfg[PCI_CFG_CAP_PTR] & ~3u, hops = 0; pos >= 0x40 && pos < 0xfc && hops < 48;
+	     pos = cfg[pos + 1] & ~3u, hops++) {
+		if (cfg[pos] != PCI_CFG_CAP_ID_EXP)
+			continue;
+		memcpy(&ctl, &cfg[pos + PCI_CFG_EXP_DEVCTL], sizeof(ctl));
+		ctl |= PCI_CFG_DEVCTL_FLR;
+		ret = pwrite(fd, &ctl, sizeof(ctl), pos + PCI_CFG_EXP_DEVCTL) == sizeof(ctl) ?
+		      0 : -errno;
+		break;
+	}
+	close(fd);
+	return ret;
+}
 
 /* Reset the card behind @fd; 1 when this kind of reset is not available. */
 static int do_reset(int fd, enum reset_kind kind)
@@ -1398,6 +1637,8 @@ static int do_reset(int fd, enum reset_kind kind)
 	ret = card_bdf(fd, bdf, sizeof(bdf));
 	if (ret)
 		return ret;
+	if (kind == RESET_DEVCTL)
+		return devctl_flr(bdf);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/reset_method", bdf);
 	if (access(path, W_OK) || write_file(path, "flr"))
 		return 1;
@@ -1503,6 +1744,19 @@ TEST_F_TIMEOUT(two, flr_64_jobs, 180)
 {
 	SET_TIMEOUT(0);
 	reset_with_jobs(_metadata, self->a, self->b, RESET_FLR);
+}
+
+/*
+ * The same with an FLR behind the driver's back (DEVCTL written directly):
+ * the job timeout's next check (every job_timeout_ms, here 1 s, well
+ * before the jobs would time out) finds the card reset, restores its
+ * config space and recovers as from a driver reset, so every job fails
+ * with -EIO, not -ETIMEDOUT, and new queues work.
+ */
+TEST_F_TIMEOUT(two, devctl_flr_64_jobs, 180)
+{
+	SET_TIMEOUT(1000);
+	reset_with_jobs(_metadata, self->a, self->b, RESET_DEVCTL);
 }
 
 /* ---- driver unbind with a client open (last: the card is re-bound) ---- */

@@ -3,7 +3,8 @@
  * DOC: M890 cross-VM export and window uAPI tests
  *
  * DRM_M890_FABRIC_EXPORT, _REVOKE and _IMPORT (Documentation/uapi.rst,
- * hardware spec §8.7).  In one VM: every bad argument gets its documented
+ * hardware spec §8.7).  In one VM: a chosen key (DRM_M890_EXPORT_KEY)
+ * needs CAP_SYS_ADMIN, others get the driver's random key; every bad argument gets its documented
  * errno (flags, pads, handles of other files, host BOs and windows refused,
  * a BO or key exported twice, unknown keys and fabric ids), a window opened
  * from card 1 on an export of card 0 of the same VM carries data both ways
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +142,43 @@ TEST_F(xvm, export_random_key)
 	EXPECT_LT(a.slot, EXPORT_SLOTS);
 	EXPECT_LT(b.slot, EXPORT_SLOTS);
 	EXPECT_NE(a.slot, b.slot);
+}
+
+/*
+ * A chosen key is a credential others can predict (or squat on): only a
+ * caller with CAP_SYS_ADMIN may name one.  A child that dropped to user
+ * nobody, on the same fd, gets -EPERM for DRM_M890_EXPORT_KEY (nothing
+ * exported) and a random non-zero key from the driver without it.
+ */
+TEST_F(xvm, export_key_needs_cap_sys_admin)
+{
+	struct drm_m890_fabric_export ex;
+	struct drm_m890_bo_create bo;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, bo_create(self->fd0, 64 * 1024, DRM_M890_BO_HBM, &bo));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (fabric_export(self->fd0, bo.handle, DRM_M890_EXPORT_KEY, test_key(7),
+				  &ex) != -EPERM)
+			_exit(11);
+		if (fabric_revoke(self->fd0, bo.handle, 0) != -ENOENT)
+			_exit(12);
+		if (fabric_export(self->fd0, bo.handle, 0, 0, &ex) || !ex.key)
+			_exit(13);
+		_exit(fabric_revoke(self->fd0, bo.handle, 0) ? 14 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	/* 11: chosen key accepted; 12: something exported; 13: no random key. */
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Root may still choose. */
+	EXPECT_EQ(0, fabric_export(self->fd0, bo.handle, DRM_M890_EXPORT_KEY, test_key(7), &ex));
+	EXPECT_EQ(test_key(7), ex.key);
 }
 
 TEST_F(xvm, export_bad_flags_and_key)

@@ -129,7 +129,9 @@ struct drm_m890_queue_state {
  * @size: bytes, > 0; rounded up to 4 KiB (host) or 64 KiB (HBM) and
  *        returned rounded.
  *        -EINVAL for 0, -E2BIG past the VA space, -ENOMEM (host) or
- *        -ENOSPC (HBM) when memory is short.
+ *        -ENOSPC (HBM) when memory is short, -EDQUOT (host) when the
+ *        file's host BOs would pin more than the host_mb_per_file module
+ *        parameter allows (MiB, default half the RAM).
  * @flags: one DRM_M890_BO_* placement.
  * @handle: returned GEM handle.
  * @va: returned device VA of the BO in this file's address space.
@@ -174,7 +176,9 @@ struct drm_m890_bo_info {
  * @syncobj: returned handle of a timeline syncobj; point N signals when
  *           the submission that returned seqno N completes (or fails).
  * @pad: must be zero.
- * Errors: -EBUSY when every hardware queue is taken.
+ * Errors: -EBUSY when every hardware queue is taken, -EDQUOT when the
+ * file already owns as many queues as the queues_per_file module
+ * parameter allows (default 8).
  */
 struct drm_m890_queue_create {
 	__u32 flags;
@@ -249,10 +253,12 @@ struct drm_m890_bo_wait {
 /**
  * struct drm_m890_fabric_export - offer an HBM BO to cards in other VMs.
  * @handle: in, GEM handle of an HBM BO of this file.
- * @flags: in, 0 (the driver picks a random key) or DRM_M890_EXPORT_KEY
- *         (use @key as given, e.g. one derived from a communicator id).
+ * @flags: in, 0 (the driver picks an unguessable random key) or
+ *         DRM_M890_EXPORT_KEY (use @key as given, e.g. one derived from a
+ *         random communicator id; needs CAP_SYS_ADMIN).
  * @key: in with DRM_M890_EXPORT_KEY (non-zero), else out: the key a peer
- *       presents to DRM_M890_FABRIC_IMPORT.
+ *       presents to DRM_M890_FABRIC_IMPORT.  It is the only credential an
+ *       importer needs (in the same partition): keep it secret.
  * @fabric_id: out, this card's fabric id (hardware spec §8.1).
  * @slot: out, the switch's export slot (§8.7), for diagnostics.
  *
@@ -260,7 +266,8 @@ struct drm_m890_bo_wait {
  * or until the BO is freed.  A BO is exported at most once.
  *
  * Errors: -ENOENT unknown handle, -EINVAL not an HBM BO, bad @flags or a
- * zero key, -EEXIST already exported or key in use on this card, -ENOSPC
+ * zero key, -EPERM DRM_M890_EXPORT_KEY without CAP_SYS_ADMIN, -EEXIST
+ * already exported or key in use on this card, -ENOSPC
  * no free export slot, -ENODEV card not on a switch.
  */
 #define DRM_M890_EXPORT_KEY		(1u << 0)
