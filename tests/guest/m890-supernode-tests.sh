@@ -60,6 +60,8 @@ suite m890-lib-test-ep m890-lib-test-ep
 # The same with one process per card: 64 processes on the guest's vCPUs.
 suite m890-lib-test-mproc m890-lib-test-mproc
 suite m890-lib-test-ep_mproc m890-lib-test-ep_mproc
+# EP with routing on the card (spec 1.1): dispatch and combine bit-exact.
+suite m890-lib-test-ep_dev m890-lib-test-ep_dev
 # The device collectives, both kinds (64 ranks in one process, then 64 processes).
 suite m890-lib-test-dcoll m890-lib-test-dcoll
 suite m890-lib-test-group m890-lib-test-group
