@@ -54,6 +54,9 @@ done
 
 # Kernel coding style of the driver and its shared headers.
 run_suite checkpatch "$top/scripts/checkpatch.sh"
+# The netlink spec against the kernel's YNL schema, and the generated uAPI
+# header and kernel policies/ops against what ynl-gen-c.py makes of it.
+run_suite ynl "$top/scripts/ynl.sh" check
 # QEMU coding style of the device model, icn-switchd and the qtests.
 run_suite qemu-style "$top/scripts/qemu-style.sh"
 
