@@ -55,6 +55,7 @@ done
 for t in /usr/bin/icnctl-test-*; do
 	[ -x "$t" ] && suite "$(basename "$t")" "$t"
 done
+suite ynl m890-ynl-test
 check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
 check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
 
