@@ -76,11 +76,13 @@ ln -sf /bin/busybox "$stage/usr/bin/env"	# cli.py's #!/usr/bin/env python3
 env -i PATH=/usr/bin:/bin "$py" "$top/scripts/ynl-guest-files.py" "$ynl" \
 		"$stage/usr/share/ynl/specs/icn.yaml" >"$stage/.pyfiles" ||
 	{ echo "guest-image: tracing cli.py's files failed" >&2; exit 1; }
+# (With their times: a .pyc is used only if its source's mtime matches.)
 while IFS= read -r f; do
 	mkdir -p "$stage$(dirname "$f")"
-	cp -L "$f" "$stage$f"
+	cp -pL "$f" "$stage$f"
 done <"$stage/.pyfiles"
 rm "$stage/.pyfiles"
+"$py" -m compileall -q -d /usr/lib/ynl "$stage/usr/lib/ynl" >/dev/null
 
 elves=()
 while IFS= read -r -d '' f; do
