@@ -36,11 +36,17 @@ def main():
                 "--dump", "port-get"]
     saved = sys.stdout
     sys.stdout = open(os.devnull, "w")
+    reached = False
     try:
         runpy.run_path(sys.argv[0], run_name="__main__")
-    except BaseException:
-        pass
+        reached = True      # a host that has the family: all the better
+    except Exception as e:
+        # The spec loaded and validated, the family was looked up.
+        reached = "not supported by the kernel" in str(e)
+        why = f"{type(e).__name__}: {e}"
     sys.stdout = saved
+    if not reached:
+        sys.exit(f"ynl-guest-files: cli.py stopped before the family lookup: {why}")
 
     stdlib = os.path.abspath(sysconfig.get_paths()["stdlib"])
     files = set()
