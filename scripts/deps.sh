@@ -23,8 +23,9 @@ STAMP_DIR=${M890_CACHE:?M890_CACHE not set}
 mkdir -p "$STAMP_DIR"
 
 PKGS_INSTALL="build-essential pkgconf libdrm-dev libnl-3-dev libnl-genl-3-dev libjson-c-dev"
-# man-db: the install test renders the man page.
-PKGS="$PKGS_INSTALL bc bison flex kmod cpio xz-utils zstd dpkg-dev
+# man-db: the install test renders the man page.  libelf-dev: objtool, for
+# the debug guest kernel (scripts/kernel-debug.sh; bc, bison, flex too).
+PKGS="$PKGS_INSTALL bc bison flex libelf-dev kmod cpio xz-utils zstd dpkg-dev
  ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev libfdt-dev
  busybox-static qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml
  man-db"
