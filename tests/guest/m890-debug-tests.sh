@@ -36,7 +36,7 @@ suite uapi m890_uapi_test
 suite xvm m890_xvm_test
 suite isolation m890_isolation_test
 if [ $# -eq 0 ]; then
-	set -- --seed 0x4d383930 --procs 3 --threads 3 --ops 300 --kills 4 --resets 4
+	set -- --seed 0x4d383930 --procs 3 --threads 4 --ops 1000 --kills 8 --resets 8
 fi
 suite stress m890_stress --cards "$cards" "$@"
 check "rmmod m890" rmmod m890
