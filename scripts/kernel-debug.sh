@@ -5,7 +5,7 @@
 # tinyconfig plus scripts/kernel-debug.config (what the guest needs, and
 # KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE, kmemleak).
 # The build goes to $M890_CACHE/kernel-debug/<source version>-<hash>,
-# the hash taken over the config fragment and this script, and is reused
+# the hash taken over the config fragment and this script's code, and is reused
 # while neither the source package nor those files change.  That
 # directory is also the tree m890.ko is built against (make -C DIR M=...).
 # An interrupted build resumes where it stopped; a lock serializes builds
@@ -19,7 +19,8 @@ frag=$top/scripts/kernel-debug.config
 tarball=/usr/src/linux-source-6.12.tar.xz
 [ -f "$tarball" ] || { echo "kernel-debug: $tarball missing (package linux-source-6.12)" >&2; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-hash=$(cat "$frag" "$0" | sha256sum | cut -c1-16)
+# (comments and blank lines of this script do not count)
+hash=$({ cat "$frag"; grep -v -E '^[[:space:]]*(#|$)' "$0"; } | sha256sum | cut -c1-16)
 out=$CACHE/$ver-$hash
 src=$CACHE/src-$ver/linux-source-6.12
 
@@ -75,7 +76,7 @@ if [ ! -f "$out/.m890-config" ]; then
 	touch "$out/.m890-config"
 fi
 
-echo "kernel-debug: building the debug kernel (log: $log; about 15 minutes on 2 cores)" >&2
+echo "kernel-debug: building the debug kernel (log: $log; 10 to 50 minutes on 2 cores)" >&2
 t0=$SECONDS
 if ! kmake -j"${M890_KERNEL_JOBS:-2}" bzImage modules >>"$log" 2>&1; then
 	tail -n 30 "$log" >&2
