@@ -59,7 +59,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest guest-args shell run check \
-	check-unit bench clean help ynl-gen ynl-check
+	check-unit bench clean help ynl-gen ynl-check kernel-debug module-debug image-debug fuzz
 all: module qemu userspace
 
 help:
@@ -69,10 +69,12 @@ help:
 	@echo "make check-unit          run the host unit tests only (no guest)"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=, BENCH_RUNS=)"
+	@echo "make fuzz [FUZZ_ARGS=]   a long ioctl stress run under the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "  GUEST_KERNEL=debug     make run|guest|shell boot the debug kernel instead of Debian's"
 	@echo "make shell               interactive guest shell"
 	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND QEMU_OPTS GUEST_PROGRAMS"
 	@echo "  (your own programs for the guest: user/README.md)"
-	@echo "make module|qemu|userspace|image|clean"
+	@echo "make module|qemu|userspace|image|kernel-debug|image-debug|clean"
 	@echo "make install [PREFIX=/usr/local] [LIBDIR=] [DESTDIR=]  libm890, icnctl, icn-switchd,"
 	@echo "                         the perf tools, man pages, m890.ko through DKMS"
 	@echo "make uninstall           (same variables) remove what make install put there"
@@ -112,21 +114,59 @@ qemu: deps
 
 # ---- userspace: libm890, icnctl, test programs ----
 include scripts/pkg-config.mk
-include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk tests/guest/guest.mk)
+include $(wildcard qemu-device/icn/icn-switchd.mk libm890/libm890.mk icnctl/icnctl.mk tests/uapi/uapi.mk tests/isolation/isolation.mk tests/stress/stress.mk tests/unit/unit.mk tests/unit/mx_format.mk tests/lib/lib.mk tests/icnctl/icnctl-tests.mk tests/driver-smoke/smoke.mk tests/bench/bench.mk tests/guest/guest.mk)
 
 # ---- the guest ----
 image: module userspace
 	@mkdir -p $(dir $(INITRD))
 	@scripts/guest-image.sh $(KREL) $(KROOT) $(INITRD)
 
+# ---- the debug guest kernel: KASAN, lockdep, kmemleak, ... ----
+# (scripts/kernel-debug.sh; Documentation/testing.rst, "The debug kernel").
+# m890.ko is built for it from a copy of the sources in build/debug-module
+# (one tree cannot hold objects for two kernels).
+KDBG_DIR = $(shell cat $(BUILD)/kernel-debug-dir 2>/dev/null)
+DEBUG_MOD := $(BUILD)/debug-module
+DEBUG_INITRD := $(BUILD)/guest-debug/initramfs.cpio
+kernel-debug: deps
+	@mkdir -p $(BUILD)
+	@d=$$(scripts/kernel-debug.sh) && test -f "$$d/arch/x86/boot/bzImage" && \
+		echo "$$d" >$(BUILD)/kernel-debug-dir.tmp
+	@mv $(BUILD)/kernel-debug-dir.tmp $(BUILD)/kernel-debug-dir
+
+module-debug: kernel-debug
+	@mkdir -p $(DEBUG_MOD)/config
+	@cp -pRu Kbuild driver include uapi $(DEBUG_MOD)/
+	@scripts/kconfig-probe.sh $(KDBG_DIR) $(CURDIR)/$(DEBUG_MOD)/config
+	@$(MAKE) -s -C $(KDBG_DIR) M=$(CURDIR)/$(DEBUG_MOD) \
+		M890_CONFIG_DIR=$(CURDIR)/$(DEBUG_MOD)/config modules
+
+image-debug: module-debug userspace
+	@mkdir -p $(dir $(DEBUG_INITRD))
+	@M890_KO=$(DEBUG_MOD)/m890.ko scripts/guest-image.sh \
+		$$(cat $(KDBG_DIR)/include/config/kernel.release) $(KDBG_DIR) $(DEBUG_INITRD)
+
+DEBUG_ENV = DEBUG_KERNEL=$(KDBG_DIR)/arch/x86/boot/bzImage DEBUG_INITRD=$(CURDIR)/$(DEBUG_INITRD)
+
+GUEST_KERNEL ?= stock
+ifeq ($(GUEST_KERNEL),debug)
+GUEST_IMAGE := image-debug
+GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KDBG_DIR)/arch/x86/boot/bzImage \
+	INITRD=$(DEBUG_INITRD) ICN_SWITCHD=$(CURDIR)/$(BUILD)/host/icn-switchd \
+	GUEST_APPEND='loglevel=5 $(subst ','\'',$(GUEST_APPEND))'
+else ifeq ($(GUEST_KERNEL),stock)
+GUEST_IMAGE := image
 GUEST_ENV = QEMU=$(QEMU_BINDIR)/qemu-system-x86_64 KERNEL=$(KROOT)/boot/vmlinuz-$(KREL) INITRD=$(INITRD) \
 	ICN_SWITCHD=$(CURDIR)/$(BUILD)/host/icn-switchd
+else
+$(error GUEST_KERNEL must be stock or debug, not '$(GUEST_KERNEL)')
+endif
 
-guest: guest-args qemu image
+guest: guest-args qemu $(GUEST_IMAGE)
 	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/guest.log -- '$(subst ','\'',$(CMD))'
 
-shell: guest-args qemu image
+shell: guest-args qemu $(GUEST_IMAGE)
 	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
 
 ifeq ($(VMS),1)
@@ -143,7 +183,7 @@ endif
 guest-args:
 	@scripts/guest-run.sh -C -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) -- true
 
-run: guest-args qemu image
+run: guest-args qemu $(GUEST_IMAGE)
 	@echo "== booting $(if $(filter 1,$(VMS)),,$(VMS) VMs x )$(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
 	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
@@ -167,9 +207,22 @@ bench: qemu image
 		tests/bench/bench.sh
 
 # ---- tests ----
-check: qemu image
-	@$(GUEST_ENV) QTEST_DIR=$(QEMU_BINDIR) KDIR=$(KDIR) M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config \
-		scripts/check.sh
+# (The stock kernel's suites, then the guest-debug-* suites under the
+# debug kernel; CHECK_DEBUG=0 skips those and the debug kernel's build.)
+CHECK_DEBUG ?= 1
+check: qemu image $(if $(filter 0,$(CHECK_DEBUG)),,image-debug)
+	@$(GUEST_ENV) $(DEBUG_ENV) CHECK_DEBUG=$(CHECK_DEBUG) QTEST_DIR=$(QEMU_BINDIR) KDIR=$(KDIR) \
+		M890_CONFIG_DIR=$(CURDIR)/$(BUILD)/config scripts/check.sh
+
+# A long ioctl stress run under the debug kernel (tests/stress/m890_stress.c;
+# the seed is printed, FUZZ_ARGS='--seed N ...' replays it).
+FUZZ_CARDS ?= 2
+FUZZ_ARGS ?= --procs 4 --threads 4 --ops 4000 --kills 40 --resets 40
+FUZZ_TIMEOUT ?= 5400
+fuzz: qemu image-debug
+	@$(GUEST_ENV) $(DEBUG_ENV) tests/guest/m890-debug-run.sh -n $(FUZZ_CARDS) -t $(FUZZ_TIMEOUT) \
+		-l $(LOGDIR)/fuzz.console.log -- \
+		'm890_stress --timeout $(FUZZ_TIMEOUT) $(subst ','\'',$(FUZZ_ARGS)) && rmmod m890'
 
 # The host unit tests alone (the first suites of make check): no kernel,
 # QEMU or guest.

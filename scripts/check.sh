@@ -10,8 +10,11 @@
 # output goes to build/logs/<suite>.log and a line per suite is printed.
 #
 # Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
-# QTEST_DIR, KDIR and M890_CONFIG_DIR (the module's build, for sparse); CHECK_CARDS, CHECK_VMS=0 (skip the suites of several VMs),
-# CHECK_SUPERNODE=0 (skip the 64-card suites).
+# QTEST_DIR, KDIR and M890_CONFIG_DIR (the module's build, for sparse);
+# CHECK_CARDS, CHECK_VMS=0 (skip the suites of several VMs),
+# CHECK_SUPERNODE=0 (skip the 64-card suites); DEBUG_KERNEL and
+# DEBUG_INITRD (the debug kernel's guest), CHECK_DEBUG=0 (skip its
+# suites), CHECK_DEBUG_COLL_CARDS.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$top/build/logs
@@ -123,6 +126,31 @@ run_suite guest-boot "$top/tests/guest/m890-boot-tests.sh" -l "$logdir/guest-boo
 # 8. Hot-unplug: device_del of a card behind a pcie-root-port with a client
 # open (its own boot: the card is gone afterwards).
 run_suite guest-hotplug "$top/tests/guest/m890-hotplug-test.sh" -l "$logdir/guest-hotplug.console.log"
+
+# 10. The debug kernel (scripts/kernel-debug.sh: KASAN, lockdep,
+# DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, KFENCE, kmemleak), one boot per
+# group: the uAPI, isolation and recovery tests with a bounded ioctl
+# stress run and the module's unload; the collectives (but the long
+# rank stress); the hot-unplug test, with lockdep's dependency checks
+# off (lockdep.prove_locking=0: the kernel's own pciehp trips them at
+# every removal, Documentation/testing.rst).  Any checker report, WARN
+# or BUG in the console fails the suite (tests/guest/m890-debug-run.sh),
+# as /init's scan of dmesg and kmemleak does in the guest.
+# CHECK_DEBUG=0 skips them.
+if [ "${CHECK_DEBUG:-1}" != 0 ]; then
+	dbg=$top/tests/guest/m890-debug-run.sh
+	run_suite guest-debug-uapi "$dbg" -l "$logdir/guest-debug-uapi.console.log" \
+		-n 2 -t "${GUEST_TIMEOUT:-1800}" -- "m890-debug-tests 2"
+	for n in ${CHECK_DEBUG_COLL_CARDS:-2}; do
+		run_suite "guest-debug-${n}cards-collectives" "$dbg" \
+			-l "$logdir/guest-debug-${n}cards-collectives.console.log" -n "$n" \
+			-t "${GUEST_TIMEOUT:-1800}" -- \
+			'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc m890-lib-test-meta m890-lib-test-ep_mproc m890-lib-test-ep_fabric; do echo "# suite $t"; $t || rc=1; done; rmmod m890 || rc=1; exit $rc'
+	done
+	run_suite guest-debug-hotplug env GUEST_APPEND="lockdep.prove_locking=0${GUEST_APPEND:+ $GUEST_APPEND}" \
+		"$dbg" -l "$logdir/guest-debug-hotplug.console.log" -c \
+		"$top/tests/guest/m890-hotplug-test.sh" -l "$logdir/guest-debug-hotplug.console.log"
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -7,9 +7,12 @@
 # copied from the host.
 #
 # usage: guest-image.sh KREL KMODROOT OUT.cpio
+# Environment: M890_KO, the m890.ko to put in (default: the checkout's,
+# built for Debian's kernel; the debug kernel's is built elsewhere).
 set -euo pipefail
 krel=$1 kroot=$2 out=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
+ko=${M890_KO:-$top/m890.ko}
 stage=$(mktemp -d)
 chmod 755 "$stage"
 trap 'rm -rf "$stage"' EXIT
@@ -39,11 +42,11 @@ add_mod() {
 	esac
 	order+=("$name")
 }
-for dep in $(modinfo -F depends "$top/m890.ko" | tr ',' ' '); do
+for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 	add_mod "$dep"
 done
 printf '%s\n' "${order[@]}" >"$stage/lib/modules/load-order"
-cp "$top/m890.ko" "$stage/lib/modules/m890.ko"
+cp "$ko" "$stage/lib/modules/m890.ko"
 
 # The project's programs and libraries, the user's programs (the
 # executables of $GUEST_PROGRAMS, default user/, and the C files there

@@ -56,6 +56,13 @@ if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace' >/tmp/bad;
 	poweroff -f
 fi
 
+# A debug kernel (scripts/kernel-debug.sh) has kmemleak: forget what
+# the boot left unreferenced, so that only leaks from here on count.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+fi
+
 for m in $(cat /lib/modules/load-order); do
 	insmod /lib/modules/$m.ko || echo "init: insmod $m failed"
 done
@@ -121,8 +128,27 @@ else
 	rc=$?
 fi
 
-# Any WARN, BUG, oops, lockup, RCU stall or hung-task report fails the run.
-if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|soft lockup|hung_task|Call Trace|rcu_sched self-detected stall|rcu_preempt self-detected stall|rcu: INFO:|blocked for more than' >/tmp/bad; then
+# On a debug kernel: kmemleak's verdict on everything since the module
+# load (two scans: an object must be unreferenced and older than 5 s), and
+# lockdep still on (it switches itself off after its first report).
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	echo scan >/sys/kernel/debug/kmemleak
+	if [ -s /sys/kernel/debug/kmemleak ]; then
+		echo "init: kmemleak: suspected memory leaks:"
+		head -n 120 /sys/kernel/debug/kmemleak
+		[ "$rc" = 0 ] && rc=99
+	fi
+fi
+if [ -r /proc/lockdep_stats ] && ! grep -q 'debug_locks: *1' /proc/lockdep_stats; then
+	echo "init: lockdep turned itself off (debug_locks 0): see the kernel log"
+	[ "$rc" = 0 ] && rc=99
+fi
+
+# Any WARN, BUG (KASAN and KFENCE reports among them), oops, lockup, RCU
+# stall, hung-task or lockdep report fails the run.
+if dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|soft lockup|hung_task|Call Trace|rcu_sched self-detected stall|rcu_preempt self-detected stall|rcu: INFO:|blocked for more than|kmemleak: .*suspected|possible circular locking|inconsistent lock state' >/tmp/bad; then
 	echo "init: kernel reported problems:"
 	dmesg | tail -n 80
 	[ "$rc" = 0 ] && rc=99

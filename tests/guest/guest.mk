@@ -6,8 +6,9 @@
 #   m890-vm-fabric         a fabric shared by several VMs (make run VMS=N)
 #   m890-supernode-tests   a whole supernode in one guest (64 cards)
 #   m890-ynl-test          the icn family through the kernel's YNL cli.py
+#   m890-debug-tests       the guest-debug-uapi suite under the debug kernel
 
-GUEST_SCRIPTS := m890-guest-tests m890-vm-fabric m890-supernode-tests m890-ynl-test
+GUEST_SCRIPTS := m890-guest-tests m890-vm-fabric m890-supernode-tests m890-ynl-test m890-debug-tests
 GUEST_SCRIPT_BINS := $(patsubst %,$(M890_BUILD)/bin/%,$(GUEST_SCRIPTS))
 
 .PHONY: userspace
