@@ -256,7 +256,7 @@ static void test_errors(void)
     union m890_packet p = { 0 };
     uint32_t faults;
 
-    p.hdr = 0x0e;                                       /* reserved opcode */
+    p.hdr = 0x10;                                       /* reserved opcode */
     expect_error(a, 0, &p, M890_QERR_BAD_OPCODE);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
     p.copy.rsvd[0] = 1;
