@@ -150,6 +150,8 @@ m890_status_t m890_device_close(m890_device_t device);
 #define M890_CAP_ENGINES	(1ull << 8)
 #define M890_CAP_ATOMICS	(1ull << 9)
 #define M890_CAP_ROWS		(1ull << 10)
+/* Matrix engines: the GEMM packet, m890_gemm() (hardware spec §7.15). */
+#define M890_CAP_GEMM		(1ull << 11)
 
 #define M890_DEVICE_NO_FABRIC	0xffu
 
