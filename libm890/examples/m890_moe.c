@@ -480,10 +480,15 @@ int main(int argc, char **argv)
 	printf("modelled (us, slowest card, both micro-batches): dispatch %.3f  GEMM %.3f  combine %.3f  "
 	       "step %.3f (serial sum %.3f)\n", disp / 1e3, gemm / 1e3, comb / 1e3, step / 1e3,
 	       serial / 1e3);
-	printf("overlap: %.3f us of %.3f us of communication hidden under compute (%.0f%%); "
+	/* hidden: how much shorter the step is than its phases one after the
+	 * other; a longer step means the streams waited for each other or
+	 * for peers longer than they overlapped */
+	printf("overlap: %.3f us of %.3f us of communication hidden under compute (%.0f%%)%s; "
 	       "EP communication %.0f%% of the serial step\n",
-	       (serial - step) / 1e3, (disp + comb) / 1e3,
-	       disp + comb ? 100.0 * (double)(serial - step) / (double)(disp + comb) : 0.0,
+	       serial > step ? (serial - step) / 1e3 : 0.0, (disp + comb) / 1e3,
+	       disp + comb && serial > step ?
+	       100.0 * (double)(serial - step) / (double)(disp + comb) : 0.0,
+	       serial > step ? "" : " (the step waited longer than the phases overlapped)",
 	       serial ? 100.0 * (double)(disp + comb) / (double)serial : 0.0);
 	projection();
 	printf("%s: router, expert GEMMs and combine %s the host reference\n",
