@@ -367,7 +367,7 @@ static void test_ring_regs_locked(void)
     g_assert_cmphex(run(a, 2, &n), ==, M890T_IDLE);
 
     /* still locked while stopped in error with ENABLE set */
-    n.hdr = 0x0e;
+    n.hdr = 0x10;
     g_assert_cmpuint(qerr(run(a, 2, &n)), ==, M890_QERR_BAD_OPCODE);
     wr(a, r + M890_Q_ASID, 5);
     g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);
