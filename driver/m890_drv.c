@@ -122,6 +122,8 @@ static void m890_fill_info(struct m890_device *mdev, struct drm_m890_device_info
 		info->capabilities |= DRM_M890_CAP_ATOMICS;
 	if (mdev->caps & M890_HWCAP_ROWS)
 		info->capabilities |= DRM_M890_CAP_ROWS;
+	if (mdev->caps & M890_HWCAP_GEMM)
+		info->capabilities |= DRM_M890_CAP_GEMM;
 	info->max_submit_packets = M890_MAX_SUBMIT;
 }
 

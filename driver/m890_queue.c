@@ -83,7 +83,7 @@ static void m890_queue_watch(struct m890_queue *q)
  * as laid out by spec 1.1 (uapi/drm/m890_packets.h).  MX also reserves
  * bits 31:16 of dword 1; REDUCE's are its flags (spec 1.1, CAPS.ROWS).
  */
-static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
+static const u16 m890_rsvd_dwords[M890_PKT_GEMM + 1] = {
 	[M890_PKT_NOP] = 0xfffe,
 	[M890_PKT_COPY] = 0xf002,
 	[M890_PKT_COPY_2D] = 0xf800,
@@ -98,6 +98,7 @@ static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
 	[M890_PKT_MX_DEQUANT] = 0xfc00,
 	[M890_PKT_COPY_ROWS] = 0x8000,
 	[M890_PKT_MOE_ROUTE] = 0x0000,
+	[M890_PKT_GEMM] = 0x0000,
 };
 
 /* REDUCE dword 1 bits 31:16 (flags) and dword 12 (seg_rows): CAPS.ROWS */
@@ -107,7 +108,8 @@ static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
  * m890_packet_valid() - may @pkt be submitted to @mdev?
  *
  * Checks what the driver can check without reading memory: the opcode
- * (user opcodes only, 0x0c/0x0d only on a card with CAPS.ROWS), the
+ * (user opcodes only, 0x0c/0x0d only on a card with CAPS.ROWS, 0x0e
+ * only with CAPS.GEMM), the
  * header (RELAXED only on data packets of a card with CAPS.ENGINES) and
  * every reserved field.  The card checks the rest and stops the queue
  * on a bad value.
@@ -123,10 +125,12 @@ static bool m890_packet_valid(struct m890_device *mdev, const union m890_packet 
 
 	if ((hdr & M890_PKT_HDR_RSVD) || (flags & ~M890_PKT_FLAGS_VALID))
 		return false;
-	if (op > M890_PKT_MOE_ROUTE)
+	if (op > M890_PKT_GEMM)
 		return false;
 	if ((op == M890_PKT_COPY_ROWS || op == M890_PKT_MOE_ROUTE) &&
 	    !(mdev->caps & M890_HWCAP_ROWS))
+		return false;
+	if (op == M890_PKT_GEMM && !(mdev->caps & M890_HWCAP_GEMM))
 		return false;
 	if ((flags & M890_PKT_F_RELAXED) &&
 	    (!(mdev->caps & M890_HWCAP_ENGINES) || op == M890_PKT_NOP ||

@@ -42,6 +42,7 @@
 #define  M890_HWCAP_ENGINES		(1u << 6)	/* 1.1: NUM_ENGINES, RELAXED */
 #define  M890_HWCAP_ATOMICS		(1u << 7)	/* 1.1: posted fabric atomics */
 #define  M890_HWCAP_ROWS		(1u << 8)	/* 1.1: COPY_ROWS, MOE_ROUTE */
+#define  M890_HWCAP_GEMM		(1u << 9)	/* 1.1: GEMM, matrix engines */
 #define M890_REG_NUM_QUEUES		0x000c	/* RO: 1..M890_MAX_QUEUES */
 #define M890_REG_HBM_SIZE		0x0010	/* RO 64: bytes of HBM (BAR2) */
 #define M890_REG_FABRIC			0x0018	/* RO: see M890_FABRIC_* */

@@ -37,7 +37,7 @@ LIBM890_WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 LIBM890_VERSION_DEFS := -DM890_BUILD_VERSION_MAJOR=$(M890_VERSION_MAJOR) \
 	-DM890_BUILD_VERSION_MINOR=$(M890_VERSION_MINOR) \
 	-DM890_BUILD_VERSION_PATCH=$(M890_VERSION_PATCH)
-LIBM890_CFLAGS = $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden \
+LIBM890_CFLAGS = $(LIBM890_WARN) -O2 -g -fPIC -fvisibility=hidden -ffp-contract=off \
 	-Ilibm890/include -Ilibm890/src -Iuapi $(LIBM890_VERSION_DEFS) \
 	$(LIBM890_PKG_CFLAGS) $(CFLAGS_EXTRA)
 LIBM890_LIBS = $(LIBM890_PKG_LIBS) -lpthread -lm
@@ -52,10 +52,11 @@ LIBM890_LIB := $(M890_BUILD)/lib/$(LIBM890_REAL)
 LIBM890_PUBHDR := $(M890_BUILD)/include/m890.h
 LIBM890_PC := $(M890_BUILD)/lib/pkgconfig/m890.pc
 LIBM890_A2A := $(M890_BUILD)/bin/m890-a2a
+LIBM890_MOE := $(M890_BUILD)/bin/m890-moe
 
 .PHONY: libm890 libm890-unit libm890-unit-build libm890-clean userspace
 
-libm890: $(LIBM890_LIB) $(LIBM890_PUBHDR) $(LIBM890_PC) $(LIBM890_A2A)
+libm890: $(LIBM890_LIB) $(LIBM890_PUBHDR) $(LIBM890_PC) $(LIBM890_A2A) $(LIBM890_MOE)
 
 # The top-level userspace target builds everything a guest image holds.
 userspace: libm890 libm890-unit-build
@@ -95,6 +96,13 @@ $(LIBM890_A2A): $(LIBM890_A2A_SRCS) \
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(LIBM890_A2A_SRCS) \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
+
+# m890-moe: one MoE layer end to end (router, dispatch, MXFP4 expert
+# GEMMs, combine) on every card, verified, with its modelled times.
+$(LIBM890_MOE): libm890/examples/m890_moe.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIBM890_APP_CFLAGS) -ffp-contract=off -o $@ $< \
+		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS) -lm
 
 # Host unit tests: pure logic compiled straight into the test, plain in
 # build/unit/ and with ASan/UBSan in build/unit-san/ (same name).

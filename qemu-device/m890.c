@@ -97,7 +97,8 @@ uint32_t m890_caps(M890State *s)
                     M890_HWCAP_REDUCE | M890_HWCAP_MX;
 
     if (s->engines) {
-        caps |= M890_HWCAP_ENGINES | M890_HWCAP_ATOMICS | M890_HWCAP_ROWS;
+        caps |= M890_HWCAP_ENGINES | M890_HWCAP_ATOMICS | M890_HWCAP_ROWS |
+                M890_HWCAP_GEMM;
     }
     return caps;
 }
@@ -644,6 +645,7 @@ static void m890_exit(PCIDevice *pdev)
     M890State *s = M890(pdev);
 
     m890_async_fini(s);
+    m890_gemm_fini(s);
     m890_switch_detach(s);
     timer_free(s->wait_timer);
     s->wait_timer = NULL;

@@ -65,6 +65,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_NS_PER_PACKET      50      /* fetch */
 #define M890_NS_SWITCH          500     /* one way through the switch */
 #define M890_NS_ROUND_TRIP      (2 * M890_NS_SWITCH)
+/*
+ * Matrix engines (spec §10, CAPS.GEMM): hfs per multiply-add at the
+ * card's peak, 1.0 PFLOP/s dense with a bf16 operand, 2.0 PFLOP/s for
+ * MXFP8 activations by MXFP4 weights (one multiply-add is 2 FLOP).
+ */
+#define M890_HFS_PER_MAC_BF16   4
+#define M890_HFS_PER_MAC_MX     2
 #define M890_ENGINES_DEFAULT    4       /* data movers of a 1.1 card */
 #define M890_PREFETCH           16      /* packets a queue fetches ahead */
 
@@ -160,6 +167,33 @@ typedef struct M890RowsState {
     uint32_t ecount[M890_ROUTE_MAX_EXPERTS];
 } M890RowsState;
 
+#define M890_GEMM_TILE_ROWS     8       /* rows of a GEMM piece */
+#define M890_GEMM_TILE_COLS     16      /* output columns of a GEMM piece */
+
+/*
+ * Per-packet state of GEMM (m890_gemm.c), reset when a packet is fetched
+ * (m890_gemm_reset()).  The current group's count and the current row
+ * tile's index and weight entries are read once and kept here for all
+ * the tile's pieces.  seen: with SCATTER_ADD, the output rows written so
+ * far (M890_GEMM_MAX_OUT_ROWS bits, allocated on first use, freed with
+ * the device).
+ */
+typedef struct M890GemmState {
+    bool started;               /* the packet's first piece ran */
+    bool group_valid;           /* count holds group g's rows */
+    bool tile_valid;            /* the tile at pos is read and checked */
+    uint32_t g;                 /* current group */
+    uint32_t count;             /* its rows */
+    uint32_t pos;               /* first row of the current tile */
+    uint32_t ct;                /* current column tile */
+    uint32_t nrows;             /* rows of the tile */
+    uint32_t arow[M890_GEMM_TILE_ROWS];     /* activation row numbers */
+    uint32_t orow[M890_GEMM_TILE_ROWS];     /* output row numbers */
+    uint32_t w[M890_GEMM_TILE_ROWS];        /* SCATTER_ADD weights, fp32 */
+    bool fresh[M890_GEMM_TILE_ROWS];        /* first write of its row */
+    unsigned long *seen;
+} M890GemmState;
+
 typedef struct M890Queue {
     uint32_t index;
     /* registers */
@@ -207,6 +241,7 @@ typedef struct M890Queue {
     uint32_t snap_idx[M890_REDUCE_MAX_K];   /* CPU order */
     uint32_t snap_w[M890_REDUCE_MAX_K];     /* fp32 bits, CPU order */
     M890RowsState rows;         /* COPY_ROWS, REDUCE tables, MOE_ROUTE */
+    M890GemmState gemm;         /* GEMM */
 } M890Queue;
 
 struct M890State {
@@ -243,6 +278,7 @@ struct M890State {
     Int128 t_cp;                /* the command processor is free */
     Int128 t_dm[M890_MAX_ENGINES];      /* data mover k is free */
     Int128 t_free[M890_CLS_N];  /* memory class c is free */
+    Int128 t_mxu;               /* the matrix engines are free */
     Int128 t_now;               /* REG_CLOCK: the latest of them all */
 
     /* MMU */
@@ -287,7 +323,8 @@ void m890_kick_sem(M890State *s, const void *sem);
  * memory class as they move (each call is one piece of the phase and
  * reserves the class's bandwidth), m890_clock_job() for a piece with
  * bytes in several classes, m890_clock_peer_read() for a non-posted peer
- * access (one round trip per packet).  Drains call m890_clock_drain()
+ * access (one round trip per packet), m890_clock_compute() for
+ * multiply-adds on the matrix engines (GEMM).  Drains call m890_clock_drain()
  * before their first access, a WAIT m890_clock_check() before every
  * check; m890_clock_signalled() tells the card's waiting queues when a
  * SIGNAL wrote their semaphore.
@@ -303,6 +340,8 @@ void m890_clock_bytes(M890State *s, M890Queue *q, unsigned int cls,
                       uint64_t n);
 void m890_clock_job(M890State *s, M890Queue *q, const uint64_t *bytes);
 void m890_clock_peer_read(M890State *s, M890Queue *q);
+void m890_clock_compute(M890State *s, M890Queue *q, uint64_t macs,
+                        unsigned int hfs_per_mac);
 void m890_clock_check(M890State *s, M890Queue *q);
 void m890_clock_signalled(M890State *s, M890Queue *q, const void *sem);
 void m890_clock_done(M890State *s, M890Queue *q);
@@ -337,6 +376,9 @@ typedef struct M890Budget {
 } M890Budget;
 /* Returns M890_EXEC_* or a positive enum m890_qerr. */
 int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
+
+/* m890_gemm.c: frees the queues' GEMM state */
+void m890_gemm_fini(M890State *s);
 
 /* m890_worker.c */
 void m890_async_init(M890State *s);

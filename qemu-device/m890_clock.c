@@ -10,6 +10,7 @@
  *   s->t_cp          the CP is free to fetch the next packet
  *   s->t_dm[k]       DM k is free
  *   s->t_free[c]     memory class c (HBM, host, link) is free
+ *   s->t_mxu         the matrix engines are free (GEMM)
  *   q->t_done        the end of queue q's latest packet so far
  *   q->t_drained     the end of q's last drain (WAIT, TIMESTAMP, FENCE)
  *   q->t_dstart      the start of q's last drain
@@ -29,6 +30,10 @@
  *   max(start, t_free[c]) and t_free[c] moves past them.  The phase ends
  *   when its latest class is done, plus one switch round trip per
  *   non-posted peer access it waited for (m890_clock_peer_read());
+ * - m890_clock_compute(): a GEMM piece reserves the matrix engines
+ *   first come, first served like a memory class: its multiply-adds
+ *   start at max(start, t_mxu) and take their time at the rate of the
+ *   operand formats; the phase ends no earlier than they do;
  * - m890_clock_drain(): a drain starts once fetched and once t_done has
  *   passed, takes no DM and reserves no bandwidth: its bytes add their
  *   time at the class's rate to its own length;
@@ -126,6 +131,7 @@ void m890_clock_reset(M890State *s)
     for (i = 0; i < M890_CLS_N; i++) {
         s->t_free[i] = int128_zero();
     }
+    s->t_mxu = int128_zero();
     for (i = 0; i < M890_MAX_QUEUES; i++) {
         m890_clock_queue_init(&s->queues[i]);
     }
@@ -272,6 +278,19 @@ void m890_clock_peer_read(M890State *s, M890Queue *q)
     } else {
         q->t_trips++;
     }
+    m890_clock_update(s, q);
+}
+
+void m890_clock_compute(M890State *s, M890Queue *q, uint64_t macs,
+                        unsigned int hfs_per_mac)
+{
+    if (!macs) {
+        return;
+    }
+    m890_clock_start(s, q);
+    s->t_mxu = int128_add(int128_max(q->t_start, s->t_mxu),
+                          m890_mul(macs, hfs_per_mac));
+    q->t_end = int128_max(q->t_end, s->t_mxu);
     m890_clock_update(s, q);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * M890 packet execution: the helpers the packet files share
- * (m890_packets.c, m890_rows.c).  Everything here runs under the BQL on
- * the private copy of a queue's packet.
+ * (m890_packets.c, m890_rows.c, m890_gemm.c).  Everything here runs
+ * under the BQL on the private copy of a queue's packet.
  */
 #ifndef HW_M890_EXEC_H
 #define HW_M890_EXEC_H
@@ -91,5 +91,9 @@ int m890_table_row(M890State *s, M890Queue *q, unsigned int t,
                    uint32_t x, uint64_t len, uint64_t *va, bool *skip);
 int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b);
 int m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b);
+
+/* m890_gemm.c: GEMM (CAPS.GEMM) */
+void m890_gemm_reset(M890Queue *q);
+int m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b);
 
 #endif /* HW_M890_EXEC_H */

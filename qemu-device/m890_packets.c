@@ -1308,6 +1308,8 @@ static bool m890_opcode_ok(M890State *s, uint32_t op)
     case M890_PKT_COPY_ROWS:
     case M890_PKT_MOE_ROUTE:
         return m890_caps(s) & M890_HWCAP_ROWS;  /* not on a 1.0 card */
+    case M890_PKT_GEMM:
+        return m890_caps(s) & M890_HWCAP_GEMM;
     default:
         return false;
     }
@@ -1368,6 +1370,8 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
         return m890_exec_copy_rows(s, q, b);
     case M890_PKT_MOE_ROUTE:
         return m890_exec_moe_route(s, q, b);
+    case M890_PKT_GEMM:
+        return m890_exec_gemm(s, q, b);
     default:
         return m890_exec_fence(s, q);
     }

@@ -168,6 +168,7 @@ static int m890_fetch(M890State *s, M890Queue *q)
     q->progress = 0;
     q->snap_valid = false;
     m890_rows_reset(q);
+    m890_gemm_reset(q);
     m890_clock_fetch(s, q);
     trace_m890_fetch(q->index, q->head, le32_to_cpu(q->pkt.hdr));
     return 0;

@@ -55,7 +55,7 @@ extern "C" {
  * macros match VERSION.
  */
 #define M890_VERSION_MAJOR 1
-#define M890_VERSION_MINOR 6
+#define M890_VERSION_MINOR 7
 #define M890_VERSION_PATCH 0
 /** Library version as major * 10000 + minor * 100 + patch. */
 #define M890_VERSION_CODE \
@@ -150,6 +150,8 @@ m890_status_t m890_device_close(m890_device_t device);
 #define M890_CAP_ENGINES	(1ull << 8)
 #define M890_CAP_ATOMICS	(1ull << 9)
 #define M890_CAP_ROWS		(1ull << 10)
+/* Matrix engines: the GEMM packet, m890_gemm() (hardware spec §7.15). */
+#define M890_CAP_GEMM		(1ull << 11)
 
 #define M890_DEVICE_NO_FABRIC	0xffu
 
@@ -685,6 +687,100 @@ m890_status_t m890_reduce(m890_stream_t stream, enum m890_data_type type,
 			  uint64_t dst_va, uint64_t src_va, uint64_t idx_va,
 			  uint64_t weight_va, uint32_t rows, uint32_t hidden,
 			  unsigned int k);
+
+/* ------------------------------------------------------------------ */
+/* Grouped GEMM: the expert FFN (hardware spec §7.15, CAPS.GEMM)       */
+/* ------------------------------------------------------------------ */
+
+/** GEMM flags. */
+#define M890_GEMM_SWIGLU	(1u << 0)	/* out = silu(gate) * up */
+#define M890_GEMM_SCATTER_ADD	(1u << 1)	/* weighted add by output index */
+
+/**
+ * struct m890_gemm_shape - shape of a grouped GEMM (m890_gemm(),
+ * m890_gemm_host()).  Start from M890_GEMM_SHAPE_INIT.
+ * @size: sizeof(struct m890_gemm_shape), set by the initializer; checked.
+ * @flags: M890_GEMM_SWIGLU, M890_GEMM_SCATTER_ADD.
+ * @a_type: activations, M890_TYPE_BF16 or M890_TYPE_MXFP8.
+ * @w_type: weights, M890_TYPE_BF16 or M890_TYPE_MXFP4.
+ * @groups: experts (matrices), 0 .. 2^24; with SCATTER_ADD at most 255.
+ * @k: elements of an input row, a multiple of 32, 0 .. 16384.
+ * @n: output columns, 0 .. 16384.
+ * @cap: rows per group in the expert-major lists, 0 .. 2^24; @groups *
+ *       @cap at most 2^24.
+ *
+ * Layout, with x = g * cap + p for row p < count[g] of group g:
+ *   a       rows of m890_gemm_row_bytes(@a_type, @k): BF16 elements, or
+ *           MX elements then their k / 32 E8M0 scales (the dispatch's
+ *           receive rows); row @idx[x] (M890_ROW_NONE: skipped) when
+ *           @idx is given without SCATTER_ADD, else row x.
+ *   w       per group Nw = @n rows (2 * @n with SWIGLU: the gate rows,
+ *           then the up rows) of m890_gemm_row_bytes(@w_type, @k), each
+ *           one output column's K weights; group g at g * Nw * row bytes.
+ *   out     bf16 rows of @n: row x; with SCATTER_ADD row @idx[x] gets
+ *           @weight[x] * v added (its first write in the call stores it).
+ *   counts  @groups uint32 (NULL/0: every group has @cap rows); a count
+ *           above @cap fails with M890_ERROR_CAPACITY.
+ * Each output element is sum_k a[k] * w[k] in binary32 from +0.0 in
+ * ascending k, every product and sum rounded to nearest even (no FMA),
+ * operands dequantized as MX_DEQUANT does; SWIGLU applies silu(gate) *
+ * up as the spec defines it; the result is rounded once to bf16 (every
+ * NaN 0x7fc0).  This is the layout m890_ep_get_recv() describes: rows,
+ * expert_count and expert_rows of a device-routed dispatch are a, counts
+ * and idx of the gate/up GEMM, and expert_rows and expert_weight the idx
+ * and weight of a SCATTER_ADD down GEMM into partial.
+ */
+struct m890_gemm_shape {
+	uint32_t size;
+	uint32_t flags;
+	enum m890_data_type a_type;
+	enum m890_data_type w_type;
+	uint32_t groups;
+	uint32_t k;
+	uint32_t n;
+	uint32_t cap;
+};
+#define M890_GEMM_SHAPE_INIT \
+	{ .size = sizeof(struct m890_gemm_shape), .flags = 0, \
+	  .a_type = M890_TYPE_BF16, .w_type = M890_TYPE_BF16, .groups = 0, \
+	  .k = 0, .n = 0, .cap = 0 }
+
+/**
+ * m890_gemm_row_bytes() - bytes of one GEMM operand row of @k elements of
+ * @type: 2k for BF16, k + k / 32 for MXFP8, k / 2 + k / 32 for MXFP4 (the
+ * elements, then the scales); 0 for another type.
+ */
+uint64_t m890_gemm_row_bytes(enum m890_data_type type, uint64_t k);
+
+/**
+ * m890_gemm() - enqueue a grouped GEMM of @shape on @stream: VAs on the
+ * stream's card; @idx_va, @counts_va, @weight_va 4-byte aligned or 0 (see
+ * struct m890_gemm_shape); @out_va must not overlap the inputs.
+ * Bit-identical to m890_gemm_host().  More than 255 groups become several
+ * packets, in group order.  Errors: M890_ERROR_INVALID_ARGUMENT (shape,
+ * flags, alignment, SCATTER_ADD without @idx_va or @weight_va, a weight
+ * list without it), M890_ERROR_NOT_SUPPORTED (a card without CAPS.GEMM),
+ * the stream's sticky error; asynchronously M890_ERROR_CAPACITY (a count
+ * above @cap), M890_ERROR_DEVICE_FAULT and M890_ERROR_DEVICE_ERROR.
+ */
+m890_status_t m890_gemm(m890_stream_t stream,
+			const struct m890_gemm_shape *shape, uint64_t a_va,
+			uint64_t w_va, uint64_t out_va, uint64_t idx_va,
+			uint64_t counts_va, uint64_t weight_va);
+
+/**
+ * m890_gemm_host() - the grouped GEMM on the CPU with the device's
+ * arithmetic (host pointers, the layout of struct m890_gemm_shape;
+ * indices are not checked against the buffers' sizes).  @idx, @counts,
+ * @weight may be NULL as their VAs may be 0.  Errors:
+ * M890_ERROR_INVALID_ARGUMENT (shape, NULL operands, a SCATTER_ADD row
+ * number of 2^20 or more), M890_ERROR_CAPACITY (a count above @cap; the
+ * groups before it are computed), M890_ERROR_OUT_OF_HOST_MEMORY.
+ */
+m890_status_t m890_gemm_host(const struct m890_gemm_shape *shape,
+			     const void *a, const void *w, void *out,
+			     const uint32_t *idx, const uint32_t *counts,
+			     const float *weight);
 
 /* ------------------------------------------------------------------ */
 /* Communicators and all-to-all                                        */

@@ -26,6 +26,7 @@ mkdir -p "$out" "$top/build/logs"
 cards=${CARDS:-8}
 a2a_args=${A2A_ARGS:--b $((cards))K -e $((64 * cards))M -f 4 -n 5 -w 1 -c 1}
 ep_args=${EP_ARGS:--n 3 -w 1}
+moe_args=${MOE_ARGS:--t 8}
 a2a64_args=${A2A64_ARGS:--b 64K -e 64M -f 4 -n 3 -w 1 -c 1}
 boot_runs=${BOOT_RUNS:-3}
 runs=${BENCH_RUNS:-3}
@@ -108,15 +109,20 @@ if [ "${BENCH_SUPERNODE:-1}" != 0 ]; then
 	echo "== libm890 on 64 emulated cards in one guest (guest console: build/logs/bench64.log)"
 	"$top/scripts/guest-run.sh" -n 64 -m "${HBM_MB:-2048}" -t "${GUEST_TIMEOUT:-3600}" \
 		-l "$top/build/logs/bench64.log" -- \
-		"echo '@@ a2a_perf'; a2a_perf $a2a64_args; echo '@@ ep_perf'; ep_perf $ep_args -A 1" \
+		"echo '@@ a2a_perf'; a2a_perf $a2a64_args; echo '@@ ep_perf'; ep_perf $ep_args -A 1; echo '@@ m890-moe'; m890-moe $moe_args" \
 		>"$out/guest64.txt" 2>&1
 	rc=$?
 	awk '/^@@ a2a_perf/{p=1; next} /^@@ ep_perf/{p=0} p && /^(#|  )/' "$out/guest64.txt" >"$out/a2a64.txt"
-	awk '/^@@ ep_perf/{p=1; next} p && /^(#|  )/' "$out/guest64.txt" >"$out/ep64.txt"
+	awk '/^@@ ep_perf/{p=1; next} /^@@ m890-moe/{p=0} p && /^(#|  )/' "$out/guest64.txt" >"$out/ep64.txt"
+	awk '/^@@ m890-moe/{p=1; next} p && /^(m890-moe|modelled|overlap|#|OK|FAIL)/' \
+		"$out/guest64.txt" >"$out/moe64.txt"
 	echo "== all-to-all on 64 cards ($out/a2a64.txt)"
 	cat "$out/a2a64.txt"
 	echo "== EP dispatch/combine on 64 cards ($out/ep64.txt)"
 	cat "$out/ep64.txt"
+	echo "== one MoE layer on 64 cards, and the Kimi-K3 decode step projected ($out/moe64.txt)"
+	cat "$out/moe64.txt"
+	grep -q '^OK:' "$out/moe64.txt" || { echo "bench: m890-moe failed" >&2; guest_rc=1; }
 	if [ $rc != 0 ] || ! grep -q '#wrong 0' "$out/ep64.txt"; then
 		echo "bench: the 64-card run failed (status $rc):" >&2
 		tail -5 "$out/guest64.txt" >&2

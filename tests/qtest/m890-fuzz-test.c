@@ -275,6 +275,23 @@ static union m890_packet fuzz_packet(Card *c, int i)
         p.moe_route.out2 = fuzz_va(c, i) & ~7ull;
         p.moe_route.out3 = fuzz_va(c, i) & ~7ull;
         break;
+    case M890_PKT_GEMM:
+        /* mostly small shapes: a fuzz batch must stay quick */
+        p.gemm.a_dtype = chance(80) ? (chance(50) ? 1 : 3) : below(5);
+        p.gemm.w_dtype = chance(80) ? 1 + below(2) : below(5);
+        p.gemm.flags = chance(90) ? below(4) : rnd() & 0xff;
+        p.gemm.groups = chance(80) ? below(4) : rnd() & 0xff;
+        p.gemm.k_blocks = chance(90) ? below(3) : fuzz_u32();
+        p.gemm.n = chance(90) ? below(40) : fuzz_u32();
+        p.gemm.cap = chance(80) ? below(20) : fuzz_u32();
+        p.gemm.a = fuzz_va(c, i);
+        p.gemm.w = fuzz_va(c, i);
+        p.gemm.out = fuzz_va(c, i);
+        p.gemm.idx = chance(50) ? 0 : fuzz_va(c, i) & ~3ull;
+        p.gemm.counts = chance(50) ? 0 : fuzz_va(c, i) & ~3ull;
+        p.gemm.weight = (p.gemm.flags & M890_GEMM_F_SCATTER_ADD) ||
+                        chance(10) ? fuzz_va(c, i) & ~3ull : 0;
+        break;
     case M890_PKT_MX_QUANT:
     case M890_PKT_MX_DEQUANT:
         p.mx.mx_dtype = below(5);

@@ -366,7 +366,7 @@ static void test_index_bounds(void)
 {
     Card *a = &cards[0];
     union m890_packet p = { 0 };
-    static const uint32_t ops[] = { 0x0e, 0x10, 0x7f, 0xff };
+    static const uint32_t ops[] = { 0x10, 0x11, 0x7f, 0xff };
     uint64_t r;
     unsigned int i;
 

@@ -620,9 +620,9 @@ static void test_rows_fields(void)
         bread(big, M890_ROWS_MAX - 4, buf, 4);
         g_assert_cmphex(ld32(buf), ==, v);
     }
-    /* opcode 0x0e stays undefined */
+    /* opcode 0x10 stays undefined (0x0e is GEMM, m890-gemm-test.c) */
     p = ok;
-    p.hdr = M890_PKT_HDR(0x0e, 0);
+    p.hdr = M890_PKT_HDR(0x10, 0);
     fails(&p, M890_QERR_BAD_OPCODE);
 }
 

@@ -256,7 +256,7 @@ static void test_errors(void)
     union m890_packet p = { 0 };
     uint32_t faults;
 
-    p.hdr = 0x0e;                                       /* reserved opcode */
+    p.hdr = 0x10;                                       /* reserved opcode */
     expect_error(a, 0, &p, M890_QERR_BAD_OPCODE);
     p = copy_pkt(VA_HOST, VA_HBM, 8);
     p.copy.rsvd[0] = 1;
@@ -367,7 +367,7 @@ static void test_ring_regs_locked(void)
     g_assert_cmphex(run(a, 2, &n), ==, M890T_IDLE);
 
     /* still locked while stopped in error with ENABLE set */
-    n.hdr = 0x0e;
+    n.hdr = 0x10;
     g_assert_cmpuint(qerr(run(a, 2, &n)), ==, M890_QERR_BAD_OPCODE);
     wr(a, r + M890_Q_ASID, 5);
     g_assert_cmpuint(rd(a, r + M890_Q_ASID), ==, 0);

@@ -793,8 +793,7 @@ TEST_F(q, submit_unknown_queue)
 TEST_F(q, submit_bad_packets)
 {
 	static const __u32 bad_hdr[] = {
-		M890_PKT_HDR(0x0e, 0),
-		M890_PKT_HDR(0x10, 0), M890_PKT_HDR(0xff, 0),
+		M890_PKT_HDR(0x10, 0), M890_PKT_HDR(0x11, 0), M890_PKT_HDR(0xff, 0),
 		M890_PKT_HDR(M890_PKT_FENCE, 0),
 		M890_PKT_HDR(M890_PKT_FENCE, M890_FENCE_F_IRQ),
 		M890_PKT_HDR(M890_PKT_NOP, M890_PKT_F_RELAXED),
@@ -847,6 +846,11 @@ TEST_F(q, submit_bad_packets)
 		p[0].hdr = M890_PKT_HDR(M890_PKT_COPY_ROWS, 0);
 		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
 		p[0].hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
+	}
+	if (!(self->info.capabilities & DRM_M890_CAP_GEMM)) {
+		pkt_nop(&p[0]);
+		p[0].hdr = M890_PKT_HDR(M890_PKT_GEMM, 0);
 		EXPECT_EQ(-EINVAL, submit(self->fd, self->q.queue_id, p, 1, NULL));
 	}
 	if (!(self->info.capabilities & DRM_M890_CAP_ENGINES)) {

@@ -44,6 +44,7 @@ enum drm_m890_ioctl_nr {
 #define DRM_M890_CAP_ENGINES		(1ull << 8)	/* RELAXED packets */
 #define DRM_M890_CAP_ATOMICS		(1ull << 9)	/* posted fabric atomics */
 #define DRM_M890_CAP_ROWS		(1ull << 10)	/* COPY_ROWS, MOE_ROUTE */
+#define DRM_M890_CAP_GEMM		(1ull << 11)	/* GEMM (matrix engines) */
 
 enum drm_m890_query_type {
 	DRM_M890_QUERY_DEVICE_INFO = 1,	/* struct drm_m890_device_info */

@@ -32,7 +32,7 @@ enum m890_opcode {
 	M890_PKT_MX_DEQUANT = 0x0b,
 	M890_PKT_COPY_ROWS = 0x0c,	/* spec 1.1, CAPS.ROWS */
 	M890_PKT_MOE_ROUTE = 0x0d,	/* spec 1.1, CAPS.ROWS */
-	/* 0x0e reserved */
+	M890_PKT_GEMM = 0x0e,	/* spec 1.1, CAPS.GEMM */
 	M890_PKT_FENCE = 0x0f,	/* kernel only: queue completion */
 	M890_PKT_OPCODE_COUNT = 0x10,
 };
@@ -357,6 +357,61 @@ struct m890_pkt_moe_route {
 	__u64 out3;
 };
 
+/* GEMM flags (spec 1.1, CAPS.GEMM) */
+#define M890_GEMM_F_SWIGLU	(1u << 0)	/* out = silu(gate) * up */
+#define M890_GEMM_F_SCATTER_ADD	(1u << 1)	/* out rows by @idx, weighted */
+#define M890_GEMM_FLAGS_VALID	(M890_GEMM_F_SWIGLU | M890_GEMM_F_SCATTER_ADD)
+
+#define M890_GEMM_MAX_GROUPS	255		/* groups per packet */
+#define M890_GEMM_MAX_KBLOCKS	512		/* K = 32 * k_blocks <= 16384 */
+#define M890_GEMM_MAX_N		16384		/* output columns */
+#define M890_GEMM_MAX_OUT_ROWS	(1u << 20)	/* SCATTER_ADD row numbers */
+
+/**
+ * struct m890_pkt_gemm - grouped matrix multiply of expert-major rows
+ * (§7.15, CAPS.GEMM): for group g < @groups and row p < count_g (the
+ * __u32 at @counts + 4g, or @cap when @counts is 0), with K = 32 *
+ * @k_blocks and x = g * @cap + p:
+ *
+ *   A row:  @a + i * A-row bytes, i = @idx[x] (M890_INDEX_NONE skips the
+ *           row) when @idx is set and SCATTER_ADD is not, else i = x;
+ *           BF16: K elements; MXFP8: K E4M3 bytes then K / 32 E8M0.
+ *   weights of group g: Nw = @n (2 * @n with SWIGLU: gate rows, then up
+ *           rows) rows of K elements, each a row of @w_dtype as above
+ *           (MXFP4: K / 2 bytes, low nibble first, then K / 32 E8M0),
+ *           packed, group g at @w + g * Nw * W-row bytes.
+ *   acc[c] = sum over kk ascending of A[kk] * W[c][kk]: both operands
+ *           dequantized to fp32 (as MX_DEQUANT), one fp32 multiply and
+ *           one fp32 add per term, round to nearest even, from +0.0.
+ *   v[c]   = acc[c], or with SWIGLU silu(acc[c]) * acc[n + c] (§7.15).
+ *   output: bf16 rows of @n: row x at @out (STORE); with SCATTER_ADD
+ *           row @idx[x] becomes bf16(w * v) the first time a group of
+ *           the packet names it, else bf16(old + w * v), w = @weight[x].
+ *
+ * @a_dtype: M890_DTYPE_BF16 or _MXFP8.  @w_dtype: M890_DTYPE_BF16 or
+ * _MXFP4.  @flags: M890_GEMM_F_*.  @groups: 0 .. M890_GEMM_MAX_GROUPS.
+ * @k_blocks: 0 .. M890_GEMM_MAX_KBLOCKS.  @n: 0 .. M890_GEMM_MAX_N.
+ * @cap: rows per group, 0 .. M890_ROWS_MAX; @groups * @cap at most
+ * M890_ROWS_MAX.  @idx, @counts, @weight: 4-byte aligned VAs or 0
+ * (@idx and @weight required with SCATTER_ADD, @weight only then).
+ */
+struct m890_pkt_gemm {
+	__u32 hdr;
+	__u8 a_dtype;
+	__u8 w_dtype;
+	__u8 flags;
+	__u8 groups;
+	__u16 k_blocks;
+	__u16 n;
+	__u32 cap;
+	__u64 a;
+	__u64 w;
+	__u64 out;
+	__u64 idx;
+	__u64 counts;
+	__u64 weight;
+};
+
 #define M890_FENCE_F_IRQ	(1u << 0)
 
 /** struct m890_pkt_fence - kernel-only completion marker (§7.12). */
@@ -383,6 +438,7 @@ union m890_packet {
 	struct m890_pkt_mx mx;
 	struct m890_pkt_copy_rows copy_rows;
 	struct m890_pkt_moe_route moe_route;
+	struct m890_pkt_gemm gemm;
 	struct m890_pkt_fence fence;
 };
 

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * m890-moe: one mixture-of-experts layer on every card, end to end.
+ *
+ * Per rank (one card each, one communicator over all of them):
+ *   1. router: logits = x * Wr^T on the card (m890_gemm(), bf16, one
+ *      group); the top-k selection and its softmax weights are made on
+ *      the host from the logits read back (there is no top-k packet);
+ *   2. dispatch (m890_ep_dispatch_device(), MXFP8 rows, routing on the
+ *      card);
+ *   3. expert FFN in MXFP4 on the compute stream: gate/up GEMM with
+ *      fused SwiGLU over the expert-major rows, then the down GEMM that
+ *      adds each row, weighted, into the combine's partial rows;
+ *   4. combine (m890_ep_combine_device()).
+ * The tokens run as two micro-batches on two EP objects so that the
+ * dispatch of the second overlaps the GEMMs of the first and the combine
+ * of the first the GEMMs of the second (a communication stream and a
+ * compute stream per card, ordered by events).
+ *
+ * Verified on every card: the GEMMs against m890_gemm_host() on the
+ * received rows and expert lists (bit for bit), the combine against the
+ * sum of the partial rows in the documented order.  Prints the modelled
+ * (TIMESTAMP) time of dispatch, GEMMs and combine of a micro-batch, the
+ * step, and the share of communication hidden under compute; then the
+ * Kimi-K3 decode step projected from the spec's rates (-P).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <m890.h>
+
+#define MAXN	64
+#define MB	2		/* micro-batches */
+
+static int n, T = 16, H = 128, I = 64, E = 0, K = 4;
+static m890_device_t dev[MAXN];
+static m890_stream_t sc[MAXN], sg[MAXN];
+static uint64_t rng = 12345;
+
+static uint32_t rnd(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng >> 33);
+}
+
+#define CHECK(call) do { m890_status_t st_ = (call); if (st_) { \
+	fprintf(stderr, "m890-moe: %s: %s (%s)\n", #call, \
+		m890_status_string(st_), m890_get_last_error()); exit(1); } } while (0)
+
+/* Per card: buffers and host copies. */
+struct card {
+	m890_buffer_t x[MB], ids[MB], wts[MB], out[MB], wr, logits, w1, w2,
+		      act[MB], host;
+	uint8_t *hp;
+	uint16_t *tok[MB];
+	int32_t *tid[MB];
+	float *tw[MB];
+	uint8_t *w1h, *w2h;
+	m890_event_t ev[MB][6];
+};
+static struct card cd[MAXN];
+#define HOST_BYTES (1u << 20)
+
+static uint64_t va(m890_buffer_t b)
+{
+	uint64_t v;
+
+	CHECK(m890_buffer_va(b, &v));
+	return v;
+}
+
+static void staging_fits(uint64_t bytes)
+{
+	if (bytes > HOST_BYTES) {
+		fprintf(stderr, "m890-moe: %llu bytes do not fit the staging buffer; smaller shape\n",
+			(unsigned long long)bytes);
+		exit(1);
+	}
+}
+
+static void htod(int i, m890_buffer_t b, uint64_t off, const void *src, uint64_t bytes)
+{
+	staging_fits(bytes);
+	memcpy(cd[i].hp, src, bytes);
+	CHECK(m890_memcpy_htod(sc[i], b, off, cd[i].host, 0, bytes));
+	CHECK(m890_stream_synchronize(sc[i]));
+}
+
+static void dtoh(int i, m890_buffer_t b, uint64_t off, void *dst, uint64_t bytes)
+{
+	staging_fits(bytes);
+	CHECK(m890_memcpy_dtoh(sc[i], cd[i].host, 0, b, off, bytes));
+	CHECK(m890_stream_synchronize(sc[i]));
+	memcpy(dst, cd[i].hp, bytes);
+}
+
+/* Rows of @rows x @k floats quantized to MXFP4 rows (elements, scales). */
+static uint8_t *mxfp4_rows(int rows, int k, float amp)
+{
+	uint64_t rb = m890_gemm_row_bytes(M890_TYPE_MXFP4, (uint64_t)k);
+	uint8_t *m = malloc((size_t)rows * rb);
+	float *v = malloc((size_t)k * sizeof(float));
+
+	if (!m || !v)
+		exit(1);
+	for (int r = 0; r < rows; r++) {
+		for (int j = 0; j < k; j++)
+			v[j] = amp * (((int)(rnd() % 2001) - 1000) / 1000.0f);
+		CHECK(m890_mx_quantize_host(M890_TYPE_MXFP4, M890_TYPE_FP32, v, (uint64_t)k,
+					    m + r * rb, m + r * rb + k / 2));
+	}
+	free(v);
+	return m;
+}
+
+/* Host top-k of the logits and softmax weights over the k chosen. */
+static void route(int i, int b, const uint16_t *logits, int t0, int nt)
+{
+	for (int t = 0; t < nt; t++) {
+		const uint16_t *l = logits + (size_t)(t0 + t) * E;
+		float mx = -INFINITY, sum = 0, w[64];
+
+		for (int j = 0; j < K; j++) {
+			int best = -1;
+
+			for (int e = 0; e < E; e++) {
+				int used = 0;
+
+				for (int q = 0; q < j; q++)
+					used |= cd[i].tid[b][t * K + q] == e;
+				if (!used && (best < 0 || m890_bf16_to_float(l[e]) >
+						       m890_bf16_to_float(l[best])))
+					best = e;
+			}
+			cd[i].tid[b][t * K + j] = best;
+			w[j] = m890_bf16_to_float(l[best]);
+			mx = w[j] > mx ? w[j] : mx;
+		}
+		for (int j = 0; j < K; j++)
+			sum += w[j] = expf(w[j] - mx);
+		for (int j = 0; j < K; j++)
+			cd[i].tw[b][t * K + j] = w[j] / sum;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: m890-moe [-t tokens per rank] [-H hidden] [-I ffn width] "
+		"[-E experts] [-k top-k] [-s seed]\n");
+	exit(2);
+}
+
+/* Modelled ns between two events of one card. */
+static int64_t dns(m890_event_t a, m890_event_t b)
+{
+	int64_t d;
+
+	CHECK(m890_event_elapsed_time(a, b, NULL, &d));
+	return d;
+}
+
+static void projection(void)
+{
+	/* Kimi-K3 decode, 64 cards: 128 tokens per card, hidden 3584, 896
+	 * experts, top-16, FFN width 2048 (assumed), MXFP4 weights, MXFP8
+	 * activations; GEMMs at max(HBM bytes / 3.2 TB/s, MACs / 2e15) */
+	const double h = 3584, ffn = 2048, l = 896 / 64, rows = 128 * 16;
+	double wbytes = l * (2 * ffn + h) * (h / 2 + h / 32);	/* gate/up: K = h */
+	double wbytes2 = l * h * (ffn / 2 + ffn / 32);
+	/* gate/up: A row in, act row out; down: act row in, partial row
+	 * written and (for all but a row's first expert) read */
+	double abytes = rows * (h + h / 32 + 2 * ffn) + rows * (2 * ffn + 2 * 2 * h);
+	double macs = rows * (2 * ffn * h + h * ffn);
+	double t_mem = (wbytes - l * h * (h / 2 + h / 32) + wbytes2 + abytes) / 3.2e3;
+	double t_mac = macs / 2e6;
+	double gemm = t_mem > t_mac ? t_mem : t_mac, disp = 10.0, comb = 19.4;
+
+	printf("# projected Kimi-K3 EP64 decode step (128 tokens per card, hidden 3584, 896 experts, top-16, FFN 2048):\n");
+	printf("#   GEMMs %.1f us (HBM %.1f us for %.0f MB of weights, matrix engines %.1f us), "
+	       "dispatch %.1f us, combine %.1f us (ep_perf's goals)\n",
+	       gemm / 1e3, t_mem / 1e3, (wbytes - l * h * (h / 2 + h / 32) + wbytes2) / 1e6,
+	       t_mac / 1e3, disp, comb);
+	printf("#   step %.1f us serial, EP communication %.0f%% of it\n",
+	       gemm / 1e3 + disp + comb, 100 * (disp + comb) / (gemm / 1e3 + disp + comb));
+}
+
+int main(int argc, char **argv)
+{
+	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
+	m890_ep_t ep[MB];
+	m890_ep_layout_t lo[MB];
+	struct m890_ep_info in;
+	m890_comm_t comm;
+	int opt, l, bad = 0, tb;
+	void *p;
+
+	while ((opt = getopt(argc, argv, "t:H:I:E:k:s:")) != -1) {
+		switch (opt) {
+		case 't': T = atoi(optarg); break;
+		case 'H': H = atoi(optarg); break;
+		case 'I': I = atoi(optarg); break;
+		case 'E': E = atoi(optarg); break;
+		case 'k': K = atoi(optarg); break;
+		case 's': rng = strtoull(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	CHECK(m890_device_count(&n));
+	n = n > MAXN ? MAXN : n;
+	if (!E)
+		E = 4 * n;
+	if (T < MB || T % MB || H % 32 || I % 32 || H < 32 || I < 32 || E % n || K < 1 ||
+	    K > 64 || K > E || E > 4096)
+		usage();
+	tb = T / MB;
+	l = E / n;
+	for (int i = 0; i < n; i++) {
+		struct m890_device_info info = M890_DEVICE_INFO_INIT;
+		struct card *c = &cd[i];
+
+		CHECK(m890_device_open(i, &dev[i]));
+		CHECK(m890_device_get_info(dev[i], &info));
+		if (!(info.capabilities & M890_CAP_GEMM)) {
+			printf("m890-moe: %s has no matrix engines (CAPS.GEMM)\n", info.node);
+			return 1;
+		}
+		CHECK(m890_stream_create(dev[i], &sc[i]));
+		CHECK(m890_stream_create(dev[i], &sg[i]));
+		CHECK(m890_buffer_alloc(dev[i], HOST_BYTES, M890_MEM_HOST, &c->host));
+		CHECK(m890_buffer_map(c->host, &p));
+		c->hp = p;
+		CHECK(m890_buffer_alloc(dev[i], 2ull * E * H, M890_MEM_HBM, &c->wr));
+		CHECK(m890_buffer_alloc(dev[i], 2ull * T * E, M890_MEM_HBM, &c->logits));
+		c->w1h = mxfp4_rows(l * 2 * I, H, 0.25f);
+		c->w2h = mxfp4_rows(l * H, I, 0.25f);
+		CHECK(m890_buffer_alloc(dev[i], (uint64_t)l * 2 * I *
+					m890_gemm_row_bytes(M890_TYPE_MXFP4, H), M890_MEM_HBM, &c->w1));
+		CHECK(m890_buffer_alloc(dev[i], (uint64_t)l * H *
+					m890_gemm_row_bytes(M890_TYPE_MXFP4, I), M890_MEM_HBM, &c->w2));
+		htod(i, c->w1, 0, c->w1h, (uint64_t)l * 2 * I * m890_gemm_row_bytes(M890_TYPE_MXFP4, H));
+		htod(i, c->w2, 0, c->w2h, (uint64_t)l * H * m890_gemm_row_bytes(M890_TYPE_MXFP4, I));
+		{
+			uint16_t *wr = malloc(2ull * E * H), *x = malloc(2ull * T * H);
+
+			for (int j = 0; j < E * H; j++)
+				wr[j] = m890_float_to_bf16(((int)(rnd() % 2001) - 1000) / 4000.0f);
+			for (int j = 0; j < T * H; j++)
+				x[j] = m890_float_to_bf16(((int)(rnd() % 2001) - 1000) / 500.0f);
+			htod(i, c->wr, 0, wr, 2ull * E * H);
+			for (int b = 0; b < MB; b++) {
+				CHECK(m890_buffer_alloc(dev[i], 2ull * tb * H, M890_MEM_HBM, &c->x[b]));
+				CHECK(m890_buffer_alloc(dev[i], 4ull * tb * K, M890_MEM_HBM, &c->ids[b]));
+				CHECK(m890_buffer_alloc(dev[i], 4ull * tb * K, M890_MEM_HBM, &c->wts[b]));
+				CHECK(m890_buffer_alloc(dev[i], 2ull * tb * H, M890_MEM_HBM, &c->out[b]));
+				htod(i, c->x[b], 0, x + (size_t)b * tb * H, 2ull * tb * H);
+				c->tok[b] = malloc(2ull * tb * H);
+				memcpy(c->tok[b], x + (size_t)b * tb * H, 2ull * tb * H);
+				c->tid[b] = malloc(4ull * tb * K);
+				c->tw[b] = malloc(4ull * tb * K);
+				for (int e = 0; e < 6; e++)
+					CHECK(m890_event_create(dev[i], &c->ev[b][e]));
+			}
+			/* 1. router logits on the card, one GEMM per micro-batch */
+			for (int b = 0; b < MB; b++) {
+				struct m890_gemm_shape g = M890_GEMM_SHAPE_INIT;
+
+				g.groups = 1;
+				g.k = (uint32_t)H;
+				g.n = (uint32_t)E;
+				g.cap = (uint32_t)tb;
+				CHECK(m890_gemm(sc[i], &g, va(c->x[b]), va(c->wr),
+						va(c->logits) + 2ull * b * tb * E, 0, 0, 0));
+			}
+			CHECK(m890_stream_synchronize(sc[i]));
+			uint16_t *lg = malloc(2ull * T * E), *want = malloc(2ull * T * E);
+			struct m890_gemm_shape g = M890_GEMM_SHAPE_INIT;
+
+			g.groups = 1;
+			g.k = (uint32_t)H;
+			g.n = (uint32_t)E;
+			g.cap = (uint32_t)T;
+			dtoh(i, c->logits, 0, lg, 2ull * T * E);
+			CHECK(m890_gemm_host(&g, x, wr, want, NULL, NULL, NULL));
+			if (memcmp(lg, want, 2ull * T * E)) {
+				printf("m890-moe: card %d: router logits differ from the host reference\n", i);
+				bad = 1;
+			}
+			for (int b = 0; b < MB; b++) {
+				route(i, b, lg, b * tb, tb);
+				htod(i, c->ids[b], 0, c->tid[b], 4ull * tb * K);
+				htod(i, c->wts[b], 0, c->tw[b], 4ull * tb * K);
+			}
+			free(lg);
+			free(want);
+			free(wr);
+			free(x);
+		}
+	}
+	CHECK(m890_comm_create(dev, n, NULL, &comm));
+	cfg.flags = M890_EP_F_DEVICE_ROUTING;
+	cfg.max_tokens_per_rank = (uint32_t)tb;
+	cfg.hidden = (uint32_t)H;
+	cfg.num_experts = (uint32_t)E;
+	cfg.top_k = (uint32_t)K;
+	cfg.dispatch_type = M890_TYPE_MXFP8;
+	for (int b = 0; b < MB; b++) {
+		CHECK(m890_ep_create(comm, &cfg, &ep[b]));
+		CHECK(m890_ep_layout_create(ep[b], &lo[b]));
+	}
+	CHECK(m890_ep_get_info(ep[0], &in));
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < MB; b++)
+			CHECK(m890_buffer_alloc(dev[i], 2ull * l * in.expert_capacity * I,
+						M890_MEM_HBM, &cd[i].act[b]));
+
+	/* 2-4: dispatch b on sc, FFN b on sg, combine b on sc */
+	uint32_t nt[MAXN];
+	m890_buffer_t xs[MAXN], is[MAXN], ws[MAXN], os[MAXN];
+
+	for (int b = 0; b < MB; b++) {
+		for (int i = 0; i < n; i++) {
+			nt[i] = (uint32_t)tb;
+			xs[i] = cd[i].x[b];
+			is[i] = cd[i].ids[b];
+			ws[i] = cd[i].wts[b];
+			CHECK(m890_event_record(cd[i].ev[b][0], sc[i]));
+		}
+		CHECK(m890_ep_dispatch_device(ep[b], lo[b], xs, nt, is, ws, sc));
+		for (int i = 0; i < n; i++) {
+			struct m890_ep_recv r;
+			struct m890_gemm_shape g = M890_GEMM_SHAPE_INIT;
+			uint64_t ex;
+
+			CHECK(m890_event_record(cd[i].ev[b][1], sc[i]));
+			CHECK(m890_stream_wait_event(sg[i], cd[i].ev[b][1]));
+			CHECK(m890_event_record(cd[i].ev[b][2], sg[i]));
+			CHECK(m890_ep_get_recv(lo[b], i, &r));
+			ex = va(r.experts);
+			g.flags = M890_GEMM_SWIGLU;
+			g.a_type = M890_TYPE_MXFP8;
+			g.w_type = M890_TYPE_MXFP4;
+			g.groups = (uint32_t)l;
+			g.k = (uint32_t)H;
+			g.n = (uint32_t)I;
+			g.cap = in.expert_capacity;
+			CHECK(m890_gemm(sg[i], &g, va(r.rows) + r.rows_offset, va(cd[i].w1),
+					va(cd[i].act[b]), ex + r.expert_rows_offset,
+					ex + r.expert_count_offset, 0));
+			g.flags = M890_GEMM_SCATTER_ADD;
+			g.a_type = M890_TYPE_BF16;
+			g.k = (uint32_t)I;
+			g.n = (uint32_t)H;
+			CHECK(m890_gemm(sg[i], &g, va(cd[i].act[b]), va(cd[i].w2),
+					va(r.partial) + r.partial_offset, ex + r.expert_rows_offset,
+					ex + r.expert_count_offset, ex + r.expert_weight_offset));
+			CHECK(m890_event_record(cd[i].ev[b][3], sg[i]));
+		}
+	}
+	for (int b = 0; b < MB; b++) {
+		for (int i = 0; i < n; i++) {
+			CHECK(m890_stream_wait_event(sc[i], cd[i].ev[b][3]));
+			CHECK(m890_event_record(cd[i].ev[b][4], sc[i]));
+			os[i] = cd[i].out[b];
+		}
+		CHECK(m890_ep_combine_device(ep[b], lo[b], os, sc));
+		for (int i = 0; i < n; i++)
+			CHECK(m890_event_record(cd[i].ev[b][5], sc[i]));
+	}
+	for (int i = 0; i < n; i++) {
+		CHECK(m890_stream_synchronize(sc[i]));
+		CHECK(m890_stream_synchronize(sg[i]));
+	}
+
+	/* verification: the GEMMs per card, then the combine per token */
+	size_t rowsb = (size_t)n * tb * in.row_bytes, cap = in.expert_capacity;
+	uint8_t *rows = malloc(rowsb);
+	uint32_t *cnt = malloc(4ull * l), *erow = malloc(4 * cap * l);
+	float *ew = malloc(4 * cap * l);
+	uint16_t *act = malloc(2 * cap * l * I), *part = malloc(2ull * n * tb * H),
+		 *got = malloc(2ull * n * tb * H), *parts[MAXN];
+
+	for (int b = 0; b < MB && !bad; b++) {
+		for (int d = 0; d < n && !bad; d++) {
+			struct m890_ep_recv r;
+			struct m890_gemm_shape g = M890_GEMM_SHAPE_INIT;
+
+			CHECK(m890_ep_get_recv(lo[b], d, &r));
+			dtoh(d, r.rows, r.rows_offset, rows, rowsb);
+			dtoh(d, r.experts, r.expert_count_offset, cnt, 4ull * l);
+			dtoh(d, r.experts, r.expert_rows_offset, erow, 4 * cap * l);
+			dtoh(d, r.experts, r.expert_weight_offset, ew, 4 * cap * l);
+			dtoh(d, r.partial, r.partial_offset, got, 2ull * n * tb * H);
+			g.flags = M890_GEMM_SWIGLU;
+			g.a_type = M890_TYPE_MXFP8;
+			g.w_type = M890_TYPE_MXFP4;
+			g.groups = (uint32_t)l;
+			g.k = (uint32_t)H;
+			g.n = (uint32_t)I;
+			g.cap = (uint32_t)cap;
+			CHECK(m890_gemm_host(&g, rows, cd[d].w1h, act, erow, cnt, NULL));
+			memcpy(part, got, 2ull * n * tb * H);
+			g.flags = M890_GEMM_SCATTER_ADD;
+			g.a_type = M890_TYPE_BF16;
+			g.k = (uint32_t)I;
+			g.n = (uint32_t)H;
+			CHECK(m890_gemm_host(&g, act, cd[d].w2h, part, erow, cnt, ew));
+			if (memcmp(part, got, 2ull * n * tb * H)) {
+				printf("m890-moe: batch %d card %d: expert FFN output differs from the host reference\n",
+				       b, d);
+				bad = 1;
+			}
+			parts[d] = malloc(2ull * n * tb * H);
+			memcpy(parts[d], got, 2ull * n * tb * H);
+		}
+		/* combine: per token, its ranks' partial rows in slot order */
+		for (int s = 0; s < n && !bad; s++) {
+			uint32_t sent[MAXN] = { 0 };
+			uint16_t *o = malloc(2ull * tb * H);
+
+			dtoh(s, cd[s].out[b], 0, o, 2ull * tb * H);
+			for (int t = 0; t < tb && !bad; t++) {
+				int seen[MAXN] = { 0 };
+				uint32_t rowof[MAXN];
+
+				for (int d = 0; d < n; d++) {
+					int goes = 0;
+
+					for (int j = 0; j < K; j++)
+						goes |= cd[s].tid[b][t * K + j] / l == d;
+					rowof[d] = goes ? (uint32_t)s * tb + sent[d]++ : 0;
+				}
+				for (int h = 0; h < H && !bad; h++) {
+					float acc = 0;
+
+					memset(seen, 0, sizeof(seen));
+					for (int j = 0; j < K; j++) {
+						int d = cd[s].tid[b][t * K + j] / l;
+
+						if (seen[d])
+							continue;
+						seen[d] = 1;
+						acc = acc + m890_bf16_to_float(parts[d][(size_t)rowof[d] * H + h]);
+					}
+					if (o[(size_t)t * H + h] != m890_float_to_bf16(acc)) {
+						printf("m890-moe: batch %d rank %d token %d element %d: 0x%04x, want 0x%04x\n",
+						       b, s, t, h, o[(size_t)t * H + h], m890_float_to_bf16(acc));
+						bad = 1;
+					}
+				}
+			}
+			free(o);
+		}
+		for (int d = 0; d < n && parts[d]; d++)
+			free(parts[d]);
+		memset(parts, 0, sizeof(parts));
+	}
+
+	/* modelled times: the slowest card */
+	int64_t disp = 0, gemm = 0, comb = 0, step = 0, serial;
+
+	for (int i = 0; i < n; i++) {
+		int64_t d = 0, g = 0, c = 0, st = dns(cd[i].ev[0][0], cd[i].ev[MB - 1][5]);
+
+		for (int b = 0; b < MB; b++) {
+			d += dns(cd[i].ev[b][0], cd[i].ev[b][1]);
+			g += dns(cd[i].ev[b][2], cd[i].ev[b][3]);
+			c += dns(cd[i].ev[b][4], cd[i].ev[b][5]);
+		}
+		disp = d > disp ? d : disp;
+		gemm = g > gemm ? g : gemm;
+		comb = c > comb ? c : comb;
+		step = st > step ? st : step;
+	}
+	serial = disp + gemm + comb;
+	printf("m890-moe: %d cards, %d tokens per card in %d micro-batches, hidden %d, FFN %d, "
+	       "%d experts, top-%d, MXFP8 dispatch, MXFP4 experts\n", n, T, MB, H, I, E, K);
+	printf("modelled (us, slowest card, both micro-batches): dispatch %.3f  GEMM %.3f  combine %.3f  "
+	       "step %.3f (serial sum %.3f)\n", disp / 1e3, gemm / 1e3, comb / 1e3, step / 1e3,
+	       serial / 1e3);
+	/* hidden: how much shorter the step is than its phases one after the
+	 * other; a longer step means the streams waited for each other or
+	 * for peers longer than they overlapped */
+	printf("overlap: %.3f us of %.3f us of communication hidden under compute (%.0f%%)%s; "
+	       "EP communication %.0f%% of the serial step\n",
+	       serial > step ? (serial - step) / 1e3 : 0.0, (disp + comb) / 1e3,
+	       disp + comb && serial > step ?
+	       100.0 * (double)(serial - step) / (double)(disp + comb) : 0.0,
+	       serial > step ? "" : " (the step waited longer than the phases overlapped)",
+	       serial ? 100.0 * (double)(disp + comb) / (double)serial : 0.0);
+	projection();
+	printf("%s: router, expert GEMMs and combine %s the host reference\n",
+	       bad ? "FAIL" : "OK", bad ? "differ from" : "equal");
+	for (int b = 0; b < MB; b++) {
+		m890_ep_layout_destroy(lo[b]);
+		m890_ep_destroy(ep[b]);
+	}
+	m890_comm_destroy(comm);
+	return bad;
+}
