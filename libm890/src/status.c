@@ -62,7 +62,7 @@ const char *m890_last_detail(void)
 _Static_assert(M890_VERSION_MAJOR == M890_BUILD_VERSION_MAJOR &&
 	       M890_VERSION_MINOR == M890_BUILD_VERSION_MINOR &&
 	       M890_VERSION_PATCH == M890_BUILD_VERSION_PATCH,
-	       "libm890/include/m890.h and the file VERSION disagree");
+	       "libm890/include/m890_runtime.h and the file VERSION disagree");
 
 M890_EXPORT m890_status_t m890_get_version(int *version)
 {
