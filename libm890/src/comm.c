@@ -274,11 +274,11 @@ static void comm_free(struct m890_comm *c)
 static m890_status_t comm_create_fail(struct m890_comm *c, m890_status_t st,
 				      const char *fn)
 {
-	char msg[256];
+	struct m890_saved_error cause;
 
-	snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+	m890_error_save(&cause);
 	comm_free(c);
-	return m890_fail(st, "%s: %s", fn, msg);
+	return m890_fail_wrap(st, &cause, "%s", fn);
 }
 
 /* Zero the semaphore and progress areas of every rank and wait. */
@@ -537,15 +537,11 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 			return m890_fail(M890_ERROR_NOT_SUPPORTED,
 					 "rank %d (%s) cannot reach rank %d (fabric id %u): the cards are in different partitions",
 					 i, c->r[i].dev->node, j, c->fids[j]);
-		if (err != ENOENT && err != ENOLINK) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "%s", m890_last_detail());
-			return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
-					 M890_ERROR_SYSTEM,
-					 "rank %d: window on rank %d (fabric id %u)'s %s: %s",
-					 i, j, c->fids[j], what, msg);
-		}
+		if (err != ENOENT && err != ENOLINK)
+			return m890_fail_wrap(m890_errno_status(err) ? m890_errno_status(err) :
+					      M890_ERROR_SYSTEM, NULL,
+					      "rank %d: window on rank %d (fabric id %u)'s %s",
+					      i, j, c->fids[j], what);
 		if (!comm_poll_again(deadline))
 			return m890_fail(M890_ERROR_TIMEOUT,
 					 "rank %d (%s): rank %d (fabric id %u) did not export its %s in time (%s)",
@@ -737,13 +733,7 @@ fail_early:
 	comm_free(c);
 	return st;
 fail:
-	{
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
-		comm_free(c);
-		return m890_fail(st, "comm_create_fabric: %s", msg);
-	}
+	return comm_create_fail(c, st, "comm_create_fabric");
 }
 
 /* ---- one rank per process ---- */
@@ -1891,7 +1881,8 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
 	const unsigned char *recs;
 	m890_status_t st = M890_SUCCESS;
-	char msg[400], peers[240], why[160];
+	struct m890_saved_error cause;
+	char msg[400], peers[240];
 	int failed = -1;
 
 	for (int l = 0; l < c->nlocal && !st; l++) {
@@ -1914,7 +1905,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		 * (a fault on a dead peer's window, the driver's job timeout)
 		 * comes with its own text.
 		 */
-		snprintf(why, sizeof(why), "%s", m890_last_detail());
+		m890_error_save(&cause);
 		meta_missing(c, round, st != M890_ERROR_TIMEOUT, peers, sizeof(peers));
 		if (st == M890_ERROR_TIMEOUT && peers[0])
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
@@ -1922,7 +1913,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		else
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
 				 what, (unsigned long long)round, failed,
-				 peers[0] ? ", " : "", peers, why);
+				 peers[0] ? ", " : "", peers, cause.detail);
 		return m890_comm_set_error(c, st, msg);
 	}
 	recs = c->r[c->lrank[0]].gather_map;

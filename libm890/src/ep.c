@@ -236,7 +236,7 @@ static m890_status_t ep_scratch(struct m890_ep *ep)
 					       M890_MEM_HBM, &r->packed);
 	}
 	if (st)
-		return m890_fail(st, "ep_create: %s", m890_last_detail());
+		return m890_fail_wrap(st, NULL, "ep_create");
 	return M890_SUCCESS;
 }
 
@@ -267,7 +267,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	const size_t words = META_DATA + META_CFG_WORDS;
 	uint32_t recs[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)] = { 0 };
 	uint32_t all[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)];
-	char msg[400] = "";
+	struct m890_saved_error refusal = { "" };
 	struct m890_ep *ep;
 	int n;
 
@@ -299,7 +299,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 			st = ep_scratch(ep);
 	}
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	for (int l = 0; l < ep->nlocal; l++) {
 		uint32_t *c = recs + l * words + META_DATA;
 
@@ -311,7 +311,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 		c[5] = config->expert_capacity;
 		c[6] = config->flags;
 	}
-	st = ep_agree(ep, "ep_create", st, msg, recs, words, all);
+	st = ep_agree(ep, "ep_create", st, refusal.detail, recs, words, all);
 	if (!st)
 		st = ep_same_config(ep, all);
 	if (!st && (config->flags & M890_EP_F_DEVICE_ROUTING))
@@ -319,9 +319,11 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	if (!st)
 		st = m890_obj_register(ep);
 	if (st) {
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		struct m890_saved_error cause;
+
+		m890_error_save(&cause);
 		ep_free(ep);
-		return m890_fail(st, "%s", msg);
+		return m890_error_restore(st, &cause);
 	}
 	*out = ep;
 	return M890_SUCCESS;
@@ -804,11 +806,8 @@ static m890_status_t ep_exchange(struct m890_ep *ep,
 static m890_status_t ep_sticky(struct m890_ep *ep, m890_status_t st,
 			       const char *what)
 {
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s only partly enqueued: %s", what,
-		 m890_last_detail());
-	return m890_comm_set_error(ep->comm, st, msg);
+	m890_fail_wrap(st, NULL, "%s only partly enqueued", what);
+	return m890_comm_set_error(ep->comm, st, m890_last_detail());
 }
 
 /* Rank i's local steps before the exchange: quantize, pack, gather. */
@@ -941,7 +940,7 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					 "ep_dispatch: the layout belongs to another EP object");
 	uint32_t n, ne, *recs = NULL, *all = NULL, *next = NULL;
 	uint64_t *va = NULL;
-	char msg[400] = "";
+	struct m890_saved_error refusal = { "" };
 	struct ep_ctx c;
 	size_t words;
 
@@ -965,10 +964,10 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 	st = dispatch_check(ep, lo, x, nt, idx, w, recv, counts, streams,
 			    recs, words);
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	lo->dispatched = false;
 	/* Every rank's counts, in every process (the notify step). */
-	st = ep_agree(ep, "EP dispatch", st, msg, recs, words, all);
+	st = ep_agree(ep, "EP dispatch", st, refusal.detail, recs, words, all);
 	if (!st)
 		st = layout_totals(lo, all + META_DATA, words);
 	if (st)
@@ -1062,7 +1061,7 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 	const size_t words = META_DATA;
 	uint32_t recs[EP_MAX_RANKS * META_DATA] = { 0 };
 	uint32_t all[EP_MAX_RANKS * META_DATA];
-	char msg[400] = "";
+	struct m890_saved_error refusal = { "" };
 	uint64_t *va;
 	struct ep_ctx c;
 	uint32_t n;
@@ -1079,9 +1078,9 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 				 "ep_combine: out of memory");
 	st = combine_check(ep, lo, eo, out, streams, recs, words);
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	/* Per-rank: where each rank's expert outputs are registered. */
-	st = ep_agree(ep, "EP combine", st, msg, recs, words, all);
+	st = ep_agree(ep, "EP combine", st, refusal.detail, recs, words, all);
 	if (st)
 		goto out;
 	/* Rank i fetches from rank j what it sent to rank j. */

@@ -305,11 +305,11 @@ m890_status_t m890_ep_dev_setup(struct m890_ep *ep)
 		st = epd_tables(ep, i, index[i]);
 	}
 	if (st) {
-		char msg[300];
+		struct m890_saved_error cause;
 
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&cause);
 		m890_ep_dev_free(ep);
-		return m890_fail(st, "%s", msg);
+		return m890_error_restore(st, &cause);
 	}
 	ep->info.recv_bytes = (uint64_t)n * ep->cfg.max_tokens_per_rank *
 			      ep->info.row_bytes;

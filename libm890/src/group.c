@@ -82,7 +82,6 @@ struct grp_call {
 
 static _Thread_local int grp_depth;
 static _Thread_local struct grp_call *grp_head, **grp_tail;
-static _Thread_local char grp_msg[400];
 
 bool m890_group_active(void)
 {
@@ -347,11 +346,8 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 			gs->cur = k;
 			gs->calls[k].cursor = 0;
 			st = grp_invoke(&calls[k]->g);
-			if (st && pass == 0) {
-				snprintf(msg, sizeof(msg), "group call %u: %s", k,
-					 m890_last_detail());
-				st = m890_fail(st, "%s", msg);
-			}
+			if (st && pass == 0)
+				st = m890_fail_wrap(st, NULL, "group call %u", k);
 		}
 	}
 out:
@@ -368,7 +364,7 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 {
 	struct m890_group_state gs = { .mode = GRP_COLLECT, .ncalls = nc };
 	m890_status_t st = m890_comm_usable(c), local = M890_SUCCESS;
-	char local_msg[M890_COLL_MSG] = "";
+	struct m890_saved_error refusal = { "" };
 
 	if (st)
 		return st;
@@ -379,7 +375,7 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 		local = m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				  "%u calls on one communicator, more than %d",
 				  nc, M890_GROUP_MAX_CALLS);
-		snprintf(local_msg, sizeof(local_msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	}
 	*m890_comm_group(c) = &gs;
 	for (unsigned int k = 0; k < nc && !local; k++) {
@@ -388,13 +384,13 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 		if (st == GROUP_COLLECTED)
 			continue;
 		/* Stopped before its agreement: a local refusal of the group. */
-		local = st ? st : M890_ERROR_SYSTEM;
-		snprintf(local_msg, sizeof(local_msg), "call %u: %s", k,
-			 st ? m890_last_detail() : "no agreement");
+		local = st ? m890_fail_wrap(st, NULL, "call %u", k) :
+			m890_fail(M890_ERROR_SYSTEM, "call %u: no agreement", k);
+		m890_error_save(&refusal);
 	}
 	st = m890_comm_usable(c);
 	if (!st)
-		st = grp_agree(c, &gs, calls, local ? 0 : nc, local, local_msg);
+		st = grp_agree(c, &gs, calls, local ? 0 : nc, local, refusal.detail);
 	*m890_comm_group(c) = NULL;
 	for (unsigned int k = 0; k < nc; k++) {
 		for (unsigned int x = 0; x < gs.calls[k].ne; x++)
@@ -410,6 +406,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 {
 	M890_API_SCOPE;
 	struct grp_call *list, *k, **calls;
+	struct m890_saved_error cause;
 	m890_status_t first = M890_SUCCESS;
 	unsigned int total = 0;
 
@@ -426,6 +423,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 	calls = calloc(total + 1, sizeof(*calls));
 	if (!calls) {
 		first = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_end: out of memory");
+		m890_error_save(&cause);
 		goto out;
 	}
 	/* Communicators in the order of their first call. */
@@ -445,7 +443,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 			st = grp_run_comm(c, calls, nc);
 		if (st && !first) {
 			first = st;
-			snprintf(grp_msg, sizeof(grp_msg), "%s", m890_last_detail());
+			m890_error_save(&cause);
 		}
 		for (unsigned int y = 0; y < nc; y++)
 			calls[y]->g.c = NULL;	/* done */
@@ -460,6 +458,6 @@ out:
 	}
 	free(calls);
 	if (first)
-		return m890_fail(first, "%s", grp_msg);
+		return m890_error_restore(first, &cause);
 	return M890_SUCCESS;
 }

@@ -324,10 +324,10 @@ static m890_status_t meet_fabric(const struct uid *u, int n, int m,
 						 "%s cannot reach the meeting card (fabric id %u): another partition",
 						 md->node, u->root_fid);
 			if (err != ENOENT && err != ENOLINK)
-				return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
-						 M890_ERROR_SYSTEM,
-						 "window on the meeting card (fabric id %u): %s",
-						 u->root_fid, m890_last_detail());
+				return m890_fail_wrap(m890_errno_status(err) ?
+						      m890_errno_status(err) : M890_ERROR_SYSTEM,
+						      NULL, "window on the meeting card (fabric id %u)",
+						      u->root_fid);
 			if (!meet_poll_again(deadline))
 				return m890_fail(M890_ERROR_TIMEOUT,
 						 "the meeting card (fabric id %u) did not open the meeting in time (no rank runs on it yet?)",
@@ -394,7 +394,6 @@ m890_comm_init_ranks(const m890_unique_id_t *id, int nranks, int ndevices,
 	struct meet mt = { 0 };
 	m890_status_t st;
 	struct uid u;
-	char msg[300];
 
 	st = uid_get(id, what, &u);
 	if (st)
@@ -439,9 +438,11 @@ m890_comm_init_ranks(const m890_unique_id_t *id, int nranks, int ndevices,
 			 config->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
 			 m890_monotonic_ns() + (int64_t)config->timeout_ns, &mt, fids);
 	if (st) {
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		struct m890_saved_error cause;
+
+		m890_error_save(&cause);
 		meet_close(&mt, false);
-		return m890_fail(st, "%s: %s", what, msg);
+		return m890_fail_wrap(st, &cause, "%s", what);
 	}
 	meet_close(&mt, true);
 	fc.comm_id = u.comm_id;
