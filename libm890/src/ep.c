@@ -334,15 +334,31 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 	M890_API_SCOPE;
 	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
 
+	unsigned int layouts;
+
 	if (st)
 		return st;
-	if (ep->layouts)
+	layouts = atomic_load(&ep->layouts);
+	if (layouts)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_destroy: %u layout(s) of this EP object still exist",
-				 ep->layouts);
+				 layouts);
 	st = m890_obj_unregister(ep);
 	if (st)
 		return st;
+	/*
+	 * A m890_ep_layout_create() of another thread that found the object
+	 * before it left the registry has returned now (the unregister
+	 * waited for it), and may have added a layout after the check
+	 * above: keep the object then, as m890_device_close() does.
+	 */
+	layouts = atomic_load(&ep->layouts);
+	if (layouts) {
+		ep->obj.type = M890_OBJ_EP;	/* the unregister cleared it */
+		st = m890_obj_register(ep);
+		return st ? st : m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					   "ep_destroy: a layout of this EP object was created meanwhile; destroy it first");
+	}
 	ep->obj.type = 0;
 	ep_free(ep);
 	return M890_SUCCESS;
@@ -429,7 +445,7 @@ M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 	st = m890_obj_register(lo);
 	if (st)
 		goto fail;
-	ep->layouts++;
+	atomic_fetch_add(&ep->layouts, 1);
 	*out = lo;
 	return M890_SUCCESS;
 fail:
@@ -449,7 +465,7 @@ M890_EXPORT m890_status_t m890_ep_layout_destroy(m890_ep_layout_t lo)
 	if (st)
 		return st;
 	lo->obj.type = 0;
-	lo->ep->layouts--;
+	atomic_fetch_sub(&lo->ep->layouts, 1);
 	layout_free(lo);
 	return M890_SUCCESS;
 }
