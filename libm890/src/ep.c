@@ -942,6 +942,106 @@ static m890_status_t dispatch_check(struct m890_ep *ep, struct m890_ep_layout *l
 	return st;
 }
 
+/* The host arrays of one m890_ep_dispatch(). */
+struct dispatch_call {
+	size_t words;		/* of a record */
+	uint32_t *recs;		/* [nlocal][words]: the local ranks' records */
+	uint32_t *all;		/* [n][words]: every rank's, after the round */
+	uint32_t *next;		/* [num_experts]: rows of each expert so far */
+	uint64_t *va;		/* [nlocal][n]: the peers' receive buffers */
+};
+
+static m890_status_t dispatch_alloc(struct m890_ep *ep, struct dispatch_call *d)
+{
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+
+	d->words = META_DATA + (size_t)ne;
+	d->recs = calloc((size_t)ep->nlocal * d->words, sizeof(*d->recs));
+	d->all = calloc((size_t)n * d->words, sizeof(*d->all));
+	d->next = calloc(ne, sizeof(*d->next));
+	d->va = calloc((size_t)ep->nlocal * n, sizeof(*d->va));
+	if (!d->recs || !d->all || !d->next || !d->va)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_dispatch: out of memory");
+	return M890_SUCCESS;
+}
+
+static void dispatch_free(struct dispatch_call *d)
+{
+	free(d->recs);
+	free(d->all);
+	free(d->next);
+	free(d->va);
+}
+
+/*
+ * The agreement (the notify step): every rank's record, with its local
+ * refusal @local_st (@refusal), in every process; then the totals and
+ * the capacity check, the same at every rank.
+ */
+static m890_status_t dispatch_agree(struct m890_ep *ep, struct m890_ep_layout *lo,
+				    struct dispatch_call *d, m890_status_t local_st,
+				    const struct m890_saved_error *refusal)
+{
+	m890_status_t st;
+
+	lo->dispatched = false;
+	st = ep_agree(ep, "EP dispatch", local_st, refusal->detail, d->recs,
+		      d->words, d->all);
+	if (!st)
+		st = layout_totals(lo, d->all + META_DATA, d->words);
+	return st;
+}
+
+/*
+ * The enqueue: each local rank's index lists (next[e] counts the rows
+ * of expert e given out so far, in rank order), the peers' receive
+ * buffers, then the local steps and the exchange.  A failure from here
+ * on is sticky on a per-rank communicator: the peers are committed.
+ */
+static m890_status_t dispatch_enqueue(struct m890_ep *ep, struct m890_ep_layout *lo,
+				      struct dispatch_call *d,
+				      struct m890_buffer *const *x,
+				      const uint32_t *nt,
+				      const int32_t *const *idx,
+				      const float *const *w,
+				      struct m890_buffer *const *recv,
+				      struct m890_buffer *const *counts,
+				      const m890_stream_t *streams)
+{
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+	struct ep_ctx c = { .ep = ep, .lo = lo, .va = d->va };
+	m890_status_t st;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int l = m890_comm_local_index(ep->comm, (int)i);
+
+		if (l >= 0) {
+			layout_rank(lo, i, nt[l], idx[l], w[l], d->next);
+			continue;
+		}
+		for (uint32_t e = 0; e < ne; e++)
+			d->next[e] += d->all[i * d->words + META_DATA + e];
+	}
+	st = ep_peer_vas(ep, lo, recv, d->all, d->words, ep->info.recv_bytes,
+			 "receive buffer", d->va);
+	if (st)
+		return ep->per_rank ? ep_sticky(ep, st, "EP dispatch") : st;
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = ep_lrank(ep, l);
+
+		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[l], x[l],
+				    counts[l]);
+	}
+	if (st)
+		return ep_sticky(ep, st, "EP dispatch");
+	st = ep_exchange(ep, streams, "EP dispatch", dispatch_xfer, &c);
+	layout_used(lo, streams);
+	if (!st)
+		lo->dispatched = true;
+	return st;
+}
+
 M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *x,
 					   const uint32_t *nt,
@@ -954,80 +1054,27 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 	M890_API_SCOPE;
 	m890_status_t st = ep_call_check(ep, lo, false,
 					 "ep_dispatch: the layout belongs to another EP object");
-	uint32_t n, ne, *recs = NULL, *all = NULL, *next = NULL;
-	uint64_t *va = NULL;
 	struct m890_saved_error refusal = { "" };
-	struct ep_ctx c;
-	size_t words;
+	struct dispatch_call d = { 0 };
 
 	if (st)
 		return st;
 	if (!x || !nt || !idx || !w || !recv || !counts)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_dispatch: NULL array");
-	n = ep->info.num_ranks;
-	ne = ep->cfg.num_experts;
-	words = META_DATA + (size_t)ne;
-	recs = calloc((size_t)ep->nlocal * words, sizeof(*recs));
-	all = calloc((size_t)n * words, sizeof(*all));
-	next = calloc(ne, sizeof(*next));
-	va = calloc((size_t)ep->nlocal * n, sizeof(*va));
-	if (!recs || !all || !next || !va) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-			       "ep_dispatch: out of memory");
+	st = dispatch_alloc(ep, &d);
+	if (st)
 		goto out;
-	}
 	st = dispatch_check(ep, lo, x, nt, idx, w, recv, counts, streams,
-			    recs, words);
+			    d.recs, d.words);
 	if (st)
 		m890_error_save(&refusal);
-	lo->dispatched = false;
-	/* Every rank's counts, in every process (the notify step). */
-	st = ep_agree(ep, "EP dispatch", st, refusal.detail, recs, words, all);
+	st = dispatch_agree(ep, lo, &d, st, &refusal);
 	if (!st)
-		st = layout_totals(lo, all + META_DATA, words);
-	if (st)
-		goto out;
-	/* Each local rank's lists; next[e]: rows of expert e so far. */
-	for (uint32_t i = 0; i < n; i++) {
-		int l = m890_comm_local_index(ep->comm, (int)i);
-
-		if (l >= 0) {
-			layout_rank(lo, i, nt[l], idx[l], w[l], next);
-			continue;
-		}
-		for (uint32_t e = 0; e < ne; e++)
-			next[e] += all[i * words + META_DATA + e];
-	}
-	st = ep_peer_vas(ep, lo, recv, all, words, ep->info.recv_bytes,
-			 "receive buffer", va);
-	if (st) {
-		if (ep->per_rank)
-			st = ep_sticky(ep, st, "EP dispatch");
-		goto out;
-	}
-	for (int l = 0; l < ep->nlocal && !st; l++) {
-		uint32_t i = ep_lrank(ep, l);
-
-		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[l], x[l],
-				    counts[l]);
-	}
-	if (st) {
-		st = ep_sticky(ep, st, "EP dispatch");
-		goto out;
-	}
-	c.ep = ep;
-	c.lo = lo;
-	c.va = va;
-	st = ep_exchange(ep, streams, "EP dispatch", dispatch_xfer, &c);
-	layout_used(lo, streams);
-	if (!st)
-		lo->dispatched = true;
+		st = dispatch_enqueue(ep, lo, &d, x, nt, idx, w, recv, counts,
+				      streams);
 out:
-	free(recs);
-	free(all);
-	free(next);
-	free(va);
+	dispatch_free(&d);
 	return st;
 }
 

@@ -260,19 +260,23 @@ bool m890_group_dry(const struct m890_group_state *gs)
 	return gs && gs->mode == GRP_REPLAY && gs->dry;
 }
 
-/* Steps 2 to 4 for @c, whose @nc calls (@calls) collected in @gs. */
-static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
-			       struct grp_call **calls, unsigned int nc,
-			       m890_status_t local, const char *local_msg)
+/*
+ * Step 2, first round: each rank's summary of its group on @c (its local
+ * refusal @local, @local_msg, and the kind and record size of each
+ * call), checked against rank 0's in every process.  The bytes of all
+ * the calls' records in @total.
+ */
+static m890_status_t grp_agree_sums(struct m890_comm *c, struct m890_group_state *gs,
+				    unsigned int nc, m890_status_t local,
+				    const char *local_msg, size_t *total)
 {
 	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
 	const void *mine[M890_COMM_MAX_RANKS];
 	struct m890_group_sum *own, *sums;
-	unsigned char *blob = NULL, *allb = NULL;
-	size_t total = 0, off;
 	m890_status_t st;
 	char msg[400];
 
+	*total = 0;
 	own = calloc(1, sizeof(*own));
 	sums = calloc((size_t)n, sizeof(*sums));
 	if (!own || !sums) {
@@ -289,19 +293,36 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 			continue;
 		memcpy(own->call[k].what, e->what, sizeof(own->call[k].what));
 		own->call[k].bytes = e->bytes;
-		total += e->bytes;
+		*total += e->bytes;
 	}
 	for (int l = 0; l < m; l++)
 		mine[l] = own;
 	st = m890_comm_allgather_now(c, "group", mine, sizeof(*own), sums);
-	if (st)
-		goto out;
-	st = m890_group_sum_check(n, sums, msg, sizeof(msg));
-	if (st) {
-		st = m890_fail(st, "%s", msg);
-		goto out;
+	if (!st) {
+		st = m890_group_sum_check(n, sums, msg, sizeof(msg));
+		if (st)
+			st = m890_fail(st, "%s", msg);
 	}
-	/* Every rank's calls agree: one round for all their records. */
+out:
+	free(own);
+	free(sums);
+	return st;
+}
+
+/*
+ * Step 2, second round: every call's records in one exchange of @total
+ * bytes per rank, then each call's share of every rank's into its
+ * entry's @all.  The ranks agreed already: a failure is sticky.
+ */
+static m890_status_t grp_agree_records(struct m890_comm *c, struct m890_group_state *gs,
+				       unsigned int nc, size_t total)
+{
+	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
+	const void *mine[M890_COMM_MAX_RANKS];
+	unsigned char *blob, *allb;
+	m890_status_t st;
+	size_t off = 0;
+
 	blob = malloc(total * (size_t)m + 1);
 	allb = malloc(total * (size_t)n + 1);
 	if (!blob || !allb) {
@@ -309,7 +330,6 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 					 "group: out of memory between the agreement rounds");
 		goto out;
 	}
-	off = 0;
 	for (unsigned int k = 0; k < nc; k++) {
 		size_t b = gs->calls[k].e->bytes;
 
@@ -321,25 +341,40 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 	for (int l = 0; l < m; l++)
 		mine[l] = blob + (size_t)l * total;
 	st = m890_comm_allgather_now(c, "group records", mine, total, allb);
-	if (st)
-		goto out;
 	off = 0;
-	for (unsigned int k = 0; k < nc; k++) {
+	for (unsigned int k = 0; k < nc && !st; k++) {
 		struct grp_entry *e = gs->calls[k].e;
 
 		e->all = malloc(e->bytes * (size_t)n + 1);
 		if (!e->all) {
 			st = m890_comm_set_error(c, M890_ERROR_OUT_OF_HOST_MEMORY,
 						 "group: out of memory between the agreement rounds");
-			goto out;
+			break;
 		}
 		for (int j = 0; j < n; j++)
 			memcpy(e->all + (size_t)j * e->bytes,
 			       allb + (size_t)j * total + off, e->bytes);
 		off += e->bytes;
 	}
-	/* Step 3, dry; step 4, for real. */
-	gs->mode = GRP_REPLAY;
+out:
+	free(blob);
+	free(allb);
+	return st;
+}
+
+/* Steps 2 to 4 for @c, whose @nc calls (@calls) collected in @gs. */
+static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
+			       struct grp_call **calls, unsigned int nc,
+			       m890_status_t local, const char *local_msg)
+{
+	size_t total;
+	m890_status_t st = grp_agree_sums(c, gs, nc, local, local_msg, &total);
+
+	if (!st)
+		st = grp_agree_records(c, gs, nc, total);
+	/* Step 3, dry (every call's global checks); step 4, for real. */
+	if (!st)
+		gs->mode = GRP_REPLAY;
 	for (int pass = 0; pass < 2 && !st; pass++) {
 		gs->dry = pass == 0;
 		for (unsigned int k = 0; k < nc && !st; k++) {
@@ -350,11 +385,6 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 				st = m890_fail_wrap(st, NULL, "group call %u", k);
 		}
 	}
-out:
-	free(own);
-	free(sums);
-	free(blob);
-	free(allb);
 	return st;
 }
 
