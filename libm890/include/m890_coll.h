@@ -406,7 +406,9 @@ m890_status_t m890_comm_destroy(m890_comm_t comm);
  */
 m890_status_t m890_comm_abort(m890_comm_t comm);
 
-/** m890_comm_count() - number of ranks, in @n. */
+/**
+ * m890_comm_count() - number of ranks, in @n.
+ */
 m890_status_t m890_comm_count(m890_comm_t comm, int *n);
 
 /**
@@ -519,7 +521,9 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const uint64_t *rdispls,
 			     const m890_stream_t *streams);
 
-/** enum m890_p2p_kind - one side of a point-to-point transfer. */
+/**
+ * enum m890_p2p_kind - one side of a point-to-point transfer.
+ */
 enum m890_p2p_kind {
 	M890_P2P_SEND = 0,
 	M890_P2P_RECV = 1,
@@ -632,7 +636,9 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
  * right after the call.
  */
 
-/** enum m890_red_op - reduction operations.  Values are never reused. */
+/**
+ * enum m890_red_op - reduction operations.  Values are never reused.
+ */
 enum m890_red_op {
 	M890_OP_SUM = 0,
 };

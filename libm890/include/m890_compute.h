@@ -27,12 +27,18 @@ extern "C" {
 #define M890_ROW_NONE		0xffffffffu
 
 /**
- * m890_bf16_to_float() - exact conversion of the bfloat16 @h to float.
- * m890_float_to_bf16() - @f rounded to nearest even; overflow gives
- * infinity, every NaN gives the quiet NaN 0x7fc0.  These are the
- * conversions of the device (hardware spec §7.10, §7.11).
+ * m890_bf16_to_float() - exact conversion of a bfloat16 to float, as the
+ * device converts (hardware spec §7.10, §7.11).
+ * @h: the bfloat16 bits.
  */
 float m890_bf16_to_float(uint16_t h);
+
+/**
+ * m890_float_to_bf16() - @f rounded to bfloat16, to nearest even, as the
+ * device rounds (hardware spec §7.10, §7.11): overflow gives infinity,
+ * every NaN gives the quiet NaN 0x7fc0.
+ * @f: the float to round.
+ */
 uint16_t m890_float_to_bf16(float f);
 
 /**

@@ -18,7 +18,9 @@ extern "C" {
 /* Expert parallelism: MoE dispatch and combine                        */
 /* ------------------------------------------------------------------ */
 
-/*
+/**
+ * DOC: Expert parallelism
+ *
  * An EP object runs the token dispatch and combine of a mixture-of-experts
  * layer over a communicator of n ranks (one card each), of any kind: every
  * rank in this process (m890_comm_create()), one process per card
@@ -176,10 +178,14 @@ m890_status_t m890_ep_create(m890_comm_t comm,
 			     const struct m890_ep_config *config,
 			     m890_ep_t *ep);
 
-/** m890_ep_destroy() - free @ep; its enqueued work must have completed. */
+/**
+ * m890_ep_destroy() - free @ep; its enqueued work must have completed.
+ */
 m890_status_t m890_ep_destroy(m890_ep_t ep);
 
-/** m890_ep_get_info() - the derived sizes of @ep. */
+/**
+ * m890_ep_get_info() - the derived sizes of @ep.
+ */
 m890_status_t m890_ep_get_info(m890_ep_t ep, struct m890_ep_info *info);
 
 /**
@@ -189,7 +195,9 @@ m890_status_t m890_ep_get_info(m890_ep_t ep, struct m890_ep_info *info);
  */
 m890_status_t m890_ep_layout_create(m890_ep_t ep, m890_ep_layout_t *layout);
 
-/** m890_ep_layout_destroy() - free a layout; its work must have completed. */
+/**
+ * m890_ep_layout_destroy() - free a layout; its work must have completed.
+ */
 m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
 
 /**
@@ -250,9 +258,8 @@ m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
 			      const m890_buffer_t *out,
 			      const m890_stream_t *streams);
 
-/*
- * EP with routing on the card (M890_EP_F_DEVICE_ROUTING)
- * ======================================================
+/**
+ * DOC: EP with routing on the card (M890_EP_F_DEVICE_ROUTING)
  *
  * The mode of expert parallelism for serving, in the spirit of DeepEP's
  * low-latency kernels, on cards of spec 1.1 (CAPS ROWS, ATOMICS and

@@ -4,6 +4,10 @@
  * streams, memory operations and events.  Included by <m890.h>, which
  * programs include.  The vocabulary and conventions below hold for every
  * header of the library.
+ */
+
+/**
+ * DOC: Vocabulary and conventions
  *
  * Vocabulary: a device is one card (/dev/accel/accelN); a buffer is memory
  * allocated on a device (its HBM or DMA-able host memory) with a device
@@ -64,7 +68,9 @@ extern "C" {
 #define M890_VERSION_CODE \
 	(M890_VERSION_MAJOR * 10000 + M890_VERSION_MINOR * 100 + M890_VERSION_PATCH)
 
-/** enum m890_status - result of every call.  Values are never reused. */
+/**
+ * enum m890_status - result of every call.  Values are never reused.
+ */
 enum m890_status {
 	M890_SUCCESS = 0,
 	M890_NOT_READY = 1,			/* query: work still pending */
@@ -108,7 +114,9 @@ const char *m890_status_string(m890_status_t status);
  */
 const char *m890_get_last_error(void);
 
-/** m890_get_version() - library version as M890_VERSION_CODE. */
+/**
+ * m890_get_version() - library version as M890_VERSION_CODE.
+ */
 m890_status_t m890_get_version(int *version);
 
 /* ------------------------------------------------------------------ */
@@ -191,7 +199,9 @@ struct m890_device_info {
 	{ .size = sizeof(struct m890_device_info), \
 	  .version = M890_DEVICE_INFO_VERSION }
 
-/** m890_device_get_info() - fill @info (see struct m890_device_info). */
+/**
+ * m890_device_get_info() - fill @info (see struct m890_device_info).
+ */
 m890_status_t m890_device_get_info(m890_device_t device,
 				   struct m890_device_info *info);
 
@@ -233,13 +243,19 @@ m890_status_t m890_buffer_free(m890_buffer_t buffer);
  */
 m890_status_t m890_buffer_map(m890_buffer_t buffer, void **ptr);
 
-/** m890_buffer_va() - device VA of byte 0, valid on the buffer's device. */
+/**
+ * m890_buffer_va() - device VA of byte 0, valid on the buffer's device.
+ */
 m890_status_t m890_buffer_va(m890_buffer_t buffer, uint64_t *va);
 
-/** m890_buffer_size() - requested size in bytes. */
+/**
+ * m890_buffer_size() - requested size in bytes.
+ */
 m890_status_t m890_buffer_size(m890_buffer_t buffer, uint64_t *bytes);
 
-/** m890_buffer_device() - device the buffer lives on. */
+/**
+ * m890_buffer_device() - device the buffer lives on.
+ */
 m890_status_t m890_buffer_device(m890_buffer_t buffer, m890_device_t *device);
 
 /**
@@ -260,16 +276,24 @@ m890_status_t m890_buffer_import_peer(m890_device_t device,
 				      m890_buffer_t peer_buffer,
 				      m890_window_t *window);
 
-/** m890_window_free() - drop a window; work using it must have completed. */
+/**
+ * m890_window_free() - drop a window; work using it must have completed.
+ */
 m890_status_t m890_window_free(m890_window_t window);
 
-/** m890_window_va() - VA of the window's byte 0 on the importing device. */
+/**
+ * m890_window_va() - VA of the window's byte 0 on the importing device.
+ */
 m890_status_t m890_window_va(m890_window_t window, uint64_t *va);
 
-/** m890_window_size() - bytes the window spans. */
+/**
+ * m890_window_size() - bytes the window spans.
+ */
 m890_status_t m890_window_size(m890_window_t window, uint64_t *bytes);
 
-/** m890_window_peer_fabric_id() - fabric id of the card owning the memory. */
+/**
+ * m890_window_peer_fabric_id() - fabric id of the card owning the memory.
+ */
 m890_status_t m890_window_peer_fabric_id(m890_window_t window,
 					 uint32_t *fabric_id);
 
@@ -320,7 +344,9 @@ struct m890_stream_config {
  */
 m890_status_t m890_stream_create(m890_device_t device, m890_stream_t *stream);
 
-/** m890_stream_create_config() - m890_stream_create() with @config. */
+/**
+ * m890_stream_create_config() - m890_stream_create() with @config.
+ */
 m890_status_t m890_stream_create_config(m890_device_t device,
 					const struct m890_stream_config *config,
 					m890_stream_t *stream);
@@ -331,7 +357,9 @@ m890_status_t m890_stream_create_config(m890_device_t device,
  */
 m890_status_t m890_stream_destroy(m890_stream_t stream);
 
-/** m890_stream_flush() - submit staged packets of a deferred stream. */
+/**
+ * m890_stream_flush() - submit staged packets of a deferred stream.
+ */
 m890_status_t m890_stream_flush(m890_stream_t stream);
 
 /**
@@ -356,7 +384,9 @@ m890_status_t m890_stream_query(m890_stream_t stream);
 m890_status_t m890_stream_get_async_error(m890_stream_t stream,
 					  m890_status_t *error);
 
-/** m890_stream_device() - device of the stream. */
+/**
+ * m890_stream_device() - device of the stream.
+ */
 m890_status_t m890_stream_device(m890_stream_t stream, m890_device_t *device);
 
 /* ------------------------------------------------------------------ */
@@ -383,13 +413,17 @@ m890_status_t m890_memcpy_htod(m890_stream_t stream,
 			       m890_buffer_t src, uint64_t src_offset,
 			       uint64_t bytes);
 
-/** m890_memcpy_dtoh() - HBM buffer @src to host buffer @dst. */
+/**
+ * m890_memcpy_dtoh() - HBM buffer @src to host buffer @dst.
+ */
 m890_status_t m890_memcpy_dtoh(m890_stream_t stream,
 			       m890_buffer_t dst, uint64_t dst_offset,
 			       m890_buffer_t src, uint64_t src_offset,
 			       uint64_t bytes);
 
-/** m890_memcpy_dtod() - HBM buffer to HBM buffer of the same device. */
+/**
+ * m890_memcpy_dtod() - HBM buffer to HBM buffer of the same device.
+ */
 m890_status_t m890_memcpy_dtod(m890_stream_t stream,
 			       m890_buffer_t dst, uint64_t dst_offset,
 			       m890_buffer_t src, uint64_t src_offset,
@@ -458,10 +492,14 @@ m890_status_t m890_wait(m890_stream_t stream, uint64_t sem_va,
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
-/** m890_event_create() - create an event usable on streams of @device. */
+/**
+ * m890_event_create() - create an event usable on streams of @device.
+ */
 m890_status_t m890_event_create(m890_device_t device, m890_event_t *event);
 
-/** m890_event_destroy() - destroy an event (no wait). */
+/**
+ * m890_event_destroy() - destroy an event (no wait).
+ */
 m890_status_t m890_event_destroy(m890_event_t event);
 
 /**
@@ -478,7 +516,9 @@ m890_status_t m890_event_record(m890_event_t event, m890_stream_t stream);
  */
 m890_status_t m890_event_synchronize(m890_event_t event);
 
-/** m890_event_query() - M890_SUCCESS if complete, else M890_NOT_READY. */
+/**
+ * m890_event_query() - M890_SUCCESS if complete, else M890_NOT_READY.
+ */
 m890_status_t m890_event_query(m890_event_t event);
 
 /**
