@@ -59,7 +59,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all deps kernel module qemu userspace image guest guest-args shell run check \
-	check-unit bench clean help ynl-gen ynl-check kernel-debug module-debug image-debug fuzz
+	check-unit bench clean help ynl-gen ynl-check kernel-debug module-debug image-debug fuzz apidoc
 all: module qemu userspace
 
 help:
@@ -67,6 +67,7 @@ help:
 	@echo "make run VMS=2 CARDS=4   two VMs of 4 cards each on one icn-switchd fabric"
 	@echo "make check               run every test suite"
 	@echo "make check-unit          run the host unit tests only (no guest)"
+	@echo "make apidoc              Documentation/libm890-api.rst from the libm890 headers (kernel-doc)"
 	@echo "make guest CMD='...'     run one command in a guest with the module loaded"
 	@echo "make bench [CARDS=N]     all-to-all vs Open MPI vs memcpy, EP dispatch/combine (A2A_ARGS=, EP_ARGS=, BENCH_RUNS=)"
 	@echo "make fuzz [FUZZ_ARGS=]   a long ioctl stress run under the debug kernel (KASAN, lockdep, kmemleak)"
@@ -228,6 +229,12 @@ fuzz: qemu image-debug
 # QEMU or guest.
 check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
 	@scripts/check-unit.sh
+
+# libm890's API reference from its headers (scripts/apidoc.sh; kernel-doc
+# from Debian's linux-source-6.12).  check-unit's apidoc_test fails when
+# it is stale or an exported function has no entry.
+apidoc:
+	@scripts/apidoc.sh
 
 # ---- install, uninstall, DKMS (scripts/install.mk) ----
 include scripts/install.mk

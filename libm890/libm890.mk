@@ -5,7 +5,7 @@
 # alone:  make -f libm890/libm890.mk libm890 libm890-unit
 #
 # Targets:
-#   libm890        build/lib/libm890.so.1 (+ .so link), build/include/m890.h,
+#   libm890        build/lib/libm890.so.1 (+ .so link), build/include/m890*.h,
 #                  build/lib/pkgconfig/m890.pc, build/bin/m890-a2a
 #   libm890-unit   host unit tests, plain and with ASan/UBSan, run at once
 #                  (libm890-unit-build only builds them)
@@ -25,7 +25,11 @@ LIBM890_REAL := libm890.so.$(M890_VERSION)
 LIBM890_OBJDIR := $(M890_BUILD)/obj/libm890
 LIBM890_SRCS := $(sort $(wildcard libm890/src/*.c))
 LIBM890_OBJS := $(patsubst libm890/src/%.c,$(LIBM890_OBJDIR)/%.o,$(LIBM890_SRCS))
-LIBM890_HDRS := libm890/include/m890.h libm890/src/internal.h libm890/src/ep_internal.h \
+# The public headers: m890.h includes one header per concern.
+LIBM890_PUB_SRCS := libm890/include/m890.h libm890/include/m890_runtime.h \
+	libm890/include/m890_compute.h libm890/include/m890_coll.h \
+	libm890/include/m890_ep.h
+LIBM890_HDRS := $(LIBM890_PUB_SRCS) libm890/src/internal.h libm890/src/ep_internal.h \
 	uapi/drm/m890_accel.h uapi/drm/m890_packets.h
 
 LIBM890_PKGS := libdrm
@@ -49,7 +53,7 @@ LIBM890_APP_LDFLAGS := -L$(M890_BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' \
 LIBM890_APP_LIBS := -lm890
 
 LIBM890_LIB := $(M890_BUILD)/lib/$(LIBM890_REAL)
-LIBM890_PUBHDR := $(M890_BUILD)/include/m890.h
+LIBM890_PUBHDR := $(patsubst libm890/include/%,$(M890_BUILD)/include/%,$(LIBM890_PUB_SRCS))
 LIBM890_PC := $(M890_BUILD)/lib/pkgconfig/m890.pc
 LIBM890_A2A := $(M890_BUILD)/bin/m890-a2a
 LIBM890_MOE := $(M890_BUILD)/bin/m890-moe
@@ -74,7 +78,7 @@ $(LIBM890_LIB): $(LIBM890_OBJS) libm890/libm890.map
 	ln -sf $(LIBM890_REAL) $(M890_BUILD)/lib/$(LIBM890_SONAME)
 	ln -sf $(LIBM890_SONAME) $(M890_BUILD)/lib/libm890.so
 
-$(LIBM890_PUBHDR): libm890/include/m890.h
+$(LIBM890_PUBHDR): $(M890_BUILD)/include/%: libm890/include/%
 	@mkdir -p $(@D)
 	cp $< $@
 

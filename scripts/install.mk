@@ -11,7 +11,7 @@
 #                 reduce_scatter_perf, broadcast_perf
 #   SBINDIR       icnctl, icn-switchd
 #   LIBDIR        libm890.so.VERSION, .so.MAJOR, .so; pkgconfig/m890.pc
-#   INCLUDEDIR    m890.h
+#   INCLUDEDIR    m890.h and the headers it includes
 #   MANDIR        man1 (the programs), man3 (libm890), man8 (icnctl, icn-switchd)
 #   BASHCOMPDIR   icnctl's bash completion
 #   SYSTEMDUNITDIR  icn-switchd.service
@@ -95,7 +95,7 @@ install-user: $(ICNCTL_BIN) $(LIBM890_LIB) $(BUILD)/host/icn-switchd \
 	$(INSTALL) -m 755 $(LIBM890_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(LIBM890_REAL) $(DESTDIR)$(LIBDIR)/$(LIBM890_SONAME)
 	ln -sf $(LIBM890_SONAME) $(DESTDIR)$(LIBDIR)/libm890.so
-	$(INSTALL) -m 644 libm890/include/m890.h $(DESTDIR)$(INCLUDEDIR)/m890.h
+	$(INSTALL) -m 644 $(LIBM890_PUB_SRCS) $(DESTDIR)$(INCLUDEDIR)/
 	$(call LIBM890_PC_SED,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) >$(DESTDIR)$(LIBDIR)/pkgconfig/m890.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/m890.pc
 	$(if $(DESTDIR),,ldconfig)
@@ -136,5 +136,5 @@ uninstall: dkms-uninstall
 		$(DESTDIR)$(BASHCOMPDIR)/icnctl $(DESTDIR)$(SYSTEMDUNITDIR)/icn-switchd.service \
 		$(DESTDIR)$(LIBDIR)/$(LIBM890_REAL) $(DESTDIR)$(LIBDIR)/$(LIBM890_SONAME) \
 		$(DESTDIR)$(LIBDIR)/libm890.so $(DESTDIR)$(LIBDIR)/pkgconfig/m890.pc \
-		$(DESTDIR)$(INCLUDEDIR)/m890.h
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(LIBM890_PUB_SRCS)))
 	$(if $(DESTDIR),,ldconfig)

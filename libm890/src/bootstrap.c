@@ -312,7 +312,13 @@ m890_status_t m890_boot_open(const char *path, int rank, int n,
 			st = m890_fail_errno(errno, "bootstrap: socket");
 		} else {
 			b->sock[0] = s;
-			/* Rank 0 may not listen yet, or a stale file lingers. */
+			/*
+			 * Rank 0 may not listen yet, or a stale file lingers.
+			 * Retried after a bare sleep: another process creating
+			 * the socket raises no event this one could wait on
+			 * short of inotify on the directory, which a stale file
+			 * or a directory shared with other users would fool.
+			 */
 			while (connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
 				struct timespec ts = { 0, 10000000 };
 

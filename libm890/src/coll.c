@@ -543,115 +543,173 @@ static m890_status_t group_xfers(struct m890_comm *c, const struct m890_p2p *ops
 	return M890_SUCCESS;
 }
 
+/*
+ * One grouped send/recv in its three stages (validate, agree, enqueue).
+ * The records live on the heap: n heads and the operations of every
+ * rank are tens of KiB at 64 ranks.
+ */
+struct gsr {
+	struct m890_comm *c;
+	const struct m890_p2p *ops;
+	size_t count;
+	const m890_stream_t *streams;
+	int n, m;
+	struct m890_group_head *mine;	/* [m]: the local ranks' heads */
+	struct m890_group_head *heads;	/* [n]: every rank's */
+	struct m890_p2p_rec *own;	/* [count]: this process's operations */
+	struct m890_p2p_rec *all;	/* [n][max_ops]: every rank's, padded */
+	uint64_t max_ops;
+};
+
+static void gsr_free(struct gsr *g)
+{
+	free(g->mine);
+	free(g->heads);
+	free(g->own);
+	free(g->all);
+}
+
+/*
+ * The local checks: this process's streams and operations.  A refusal
+ * is the process's: every local rank's head carries it to the peers.
+ */
+static void gsr_validate(struct gsr *g)
+{
+	static const char what[] = "group_sendrecv";
+	m890_status_t bad = M890_SUCCESS;
+
+	if ((g->count && !g->ops) || !g->streams)
+		bad = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				"group_sendrecv: NULL operations or streams");
+	for (int l = 0; l < g->m && !bad; l++)
+		bad = m890_coll_check_stream(g->c, m890_comm_local_rank(g->c, l),
+					     g->streams[l], what);
+	if (!bad)
+		g->own = calloc(g->count ? g->count : 1, sizeof(*g->own));
+	if (!bad && !g->own)
+		bad = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_sendrecv: out of memory");
+	for (size_t k = 0; k < g->count && !bad; k++)
+		bad = group_check_op(g->c, &g->ops[k], k, &g->own[k]);
+	if (!bad)
+		bad = group_overlap(g->ops, g->count);
+	for (int l = 0; l < g->m; l++) {
+		int i = m890_comm_local_rank(g->c, l);
+
+		if (bad) {
+			m890_coll_refuse(bad, what, &g->mine[l].status, g->mine[l].msg);
+			continue;
+		}
+		for (size_t k = 0; k < g->count; k++)
+			g->mine[l].count += g->ops[k].rank == i;
+	}
+}
+
+/* Second round: each rank's operations in its order, padded to max_ops. */
+static m890_status_t gsr_agree_ops(struct gsr *g)
+{
+	size_t rec = (size_t)g->max_ops * sizeof(*g->own);
+	const void *mine[M890_COMM_MAX_RANKS];
+	struct m890_p2p_rec *packed;
+	m890_status_t st;
+	char msg[400];
+
+	packed = calloc((size_t)g->m, rec);
+	g->all = calloc((size_t)g->n, rec);
+	if (!packed || !g->all) {
+		free(packed);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "group_sendrecv: out of memory");
+	}
+	for (int l = 0; l < g->m; l++) {
+		int i = m890_comm_local_rank(g->c, l);
+		size_t x = 0;
+
+		for (size_t k = 0; k < g->count; k++)
+			if (g->ops[k].rank == i)
+				packed[(size_t)l * g->max_ops + x++] = g->own[k];
+		mine[l] = packed + (size_t)l * g->max_ops;
+	}
+	st = m890_comm_allgather_host(g->c, "group_sendrecv ops", mine, rec, g->all);
+	free(packed);
+	if (st)
+		return st;
+	st = m890_group_check(g->n, g->heads, g->all, g->max_ops, "group_sendrecv",
+			      msg, sizeof(msg));
+	return st ? m890_fail(st, "%s", msg) : M890_SUCCESS;
+}
+
+/*
+ * The agreement: every rank's head (its refusal, its number of
+ * operations), then, if any rank has operations, every rank's operations;
+ * the same checks run on the same records in every process.
+ */
+static m890_status_t gsr_agree(struct gsr *g)
+{
+	const void *mine[M890_COMM_MAX_RANKS];
+	m890_status_t st;
+	char msg[400];
+
+	for (int l = 0; l < g->m; l++)
+		mine[l] = &g->mine[l];
+	st = m890_comm_allgather_host(g->c, "group_sendrecv", mine,
+				      sizeof(g->heads[0]), g->heads);
+	if (st)
+		return st;
+	st = m890_group_check_heads(g->n, g->heads, "group_sendrecv", &g->max_ops,
+				    msg, sizeof(msg));
+	if (st)
+		return m890_fail(st, "%s", msg);
+	return g->max_ops ? gsr_agree_ops(g) : M890_SUCCESS;
+}
+
+/* The matched transfers of the local senders, enqueued. */
+static m890_status_t gsr_enqueue(struct gsr *g)
+{
+	struct xfer_list xl = { .c = g->c, .n = g->n };
+	m890_status_t st;
+
+	xl.first = calloc((size_t)g->n * g->n + 1, sizeof(*xl.first));
+	if (!xl.first)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "group_sendrecv: out of memory");
+	st = group_xfers(g->c, g->ops, g->count, g->heads, g->all, g->max_ops, &xl);
+	if (!st)
+		st = run_list(g->c, g->streams, "grouped send/recv", &xl);
+	free(xl.first);
+	free(xl.x);
+	return st;
+}
+
 M890_EXPORT m890_status_t m890_group_sendrecv(m890_comm_t c,
 					      const struct m890_p2p *ops,
 					      size_t count,
 					      const m890_stream_t *streams)
 {
 	M890_API_SCOPE;
-	static const char what[] = "group_sendrecv";
-	m890_status_t st, bad = M890_SUCCESS;
-	struct m890_group_head heads[M890_COMM_MAX_RANKS], mine_h[M890_COMM_MAX_RANKS];
-	struct m890_p2p_rec *own = NULL, *all = NULL;
-	struct xfer_list xl = { .c = c };
-	const void *mine[M890_COMM_MAX_RANKS];
-	uint64_t max_ops;
-	char msg[400];
-	int n, m;
+	struct gsr g = { .c = c, .ops = ops, .count = count, .streams = streams };
+	m890_status_t st;
 
 	if (m890_group_active()) {
-		struct m890_gcall g = { .kind = M890_G_SENDRECV, .c = c, .ops = ops,
-					.nops = count, .streams = streams };
+		struct m890_gcall gc = { .kind = M890_G_SENDRECV, .c = c, .ops = ops,
+					 .nops = count, .streams = streams };
 
-		return m890_group_add(&g);
+		return m890_group_add(&gc);
 	}
 	st = m890_comm_usable(c);
 	if (st)
 		return st;
-	n = m890_comm_ranks(c);
-	m = m890_comm_nlocal(c);
-	xl.n = n;
-	memset(mine_h, 0, sizeof(mine_h));
-	/* Local checks: a refusal is the process's, carried by each local rank. */
-	if ((count && !ops) || !streams)
-		bad = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				"group_sendrecv: NULL operations or streams");
-	for (int l = 0; l < m && !bad; l++)
-		bad = m890_coll_check_stream(c, m890_comm_local_rank(c, l), streams[l], what);
-	if (!bad)
-		own = calloc(count ? count : 1, sizeof(*own));
-	if (!bad && !own)
-		bad = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_sendrecv: out of memory");
-	for (size_t k = 0; k < count && !bad; k++)
-		bad = group_check_op(c, &ops[k], k, &own[k]);
-	if (!bad)
-		bad = group_overlap(ops, count);
-	for (int l = 0; l < m; l++) {
-		int i = m890_comm_local_rank(c, l);
-
-		if (bad) {
-			m890_coll_refuse(bad, what, &mine_h[l].status, mine_h[l].msg);
-			continue;
-		}
-		for (size_t k = 0; k < count; k++)
-			mine_h[l].count += ops[k].rank == i;
+	g.n = m890_comm_ranks(c);
+	g.m = m890_comm_nlocal(c);
+	g.mine = calloc((size_t)g.m, sizeof(*g.mine));
+	g.heads = calloc((size_t)g.n, sizeof(*g.heads));
+	if (!g.mine || !g.heads) {
+		gsr_free(&g);
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_sendrecv: out of memory");
 	}
-	for (int l = 0; l < m; l++)
-		mine[l] = &mine_h[l];
-	st = m890_comm_allgather_host(c, what, mine, sizeof(heads[0]), heads);
-	if (!st) {
-		st = m890_group_check_heads(n, heads, what, &max_ops, msg, sizeof(msg));
-		if (st)
-			st = m890_fail(st, "%s", msg);
-	}
-	if (st)
-		goto out;
-	/* Each rank's operations in its order, padded to the longest list. */
-	if (max_ops) {
-		struct m890_p2p_rec *packed;
-		size_t rec = (size_t)max_ops * sizeof(*own);
-
-		packed = calloc((size_t)m, rec);
-		all = calloc((size_t)n, rec);
-		if (!packed || !all) {
-			free(packed);
-			st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				       "group_sendrecv: out of memory");
-			goto out;
-		}
-		for (int l = 0; l < m; l++) {
-			int i = m890_comm_local_rank(c, l);
-			size_t x = 0;
-
-			for (size_t k = 0; k < count; k++)
-				if (ops[k].rank == i)
-					packed[(size_t)l * max_ops + x++] = own[k];
-			mine[l] = packed + (size_t)l * max_ops;
-		}
-		st = m890_comm_allgather_host(c, "group_sendrecv ops", mine, rec, all);
-		free(packed);
-		if (!st) {
-			st = m890_group_check(n, heads, all, max_ops, what, msg, sizeof(msg));
-			if (st)
-				st = m890_fail(st, "%s", msg);
-		}
-		if (st)
-			goto out;
-	}
-	if (m890_comm_group_dry(c))
-		goto out;
-	xl.first = calloc((size_t)n * n + 1, sizeof(*xl.first));
-	if (!xl.first) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_sendrecv: out of memory");
-		goto out;
-	}
-	st = group_xfers(c, ops, count, heads, all, max_ops, &xl);
-	if (!st)
-		st = run_list(c, streams, "grouped send/recv", &xl);
-out:
-	free(own);
-	free(all);
-	free(xl.first);
-	free(xl.x);
+	gsr_validate(&g);
+	st = gsr_agree(&g);
+	if (!st && !m890_comm_group_dry(c))
+		st = gsr_enqueue(&g);
+	gsr_free(&g);
 	return st;
 }

@@ -274,11 +274,11 @@ static void comm_free(struct m890_comm *c)
 static m890_status_t comm_create_fail(struct m890_comm *c, m890_status_t st,
 				      const char *fn)
 {
-	char msg[256];
+	struct m890_saved_error cause;
 
-	snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+	m890_error_save(&cause);
 	comm_free(c);
-	return m890_fail(st, "%s: %s", fn, msg);
+	return m890_fail_wrap(st, &cause, "%s", fn);
 }
 
 /* Zero the semaphore and progress areas of every rank and wait. */
@@ -502,7 +502,15 @@ static uint64_t comm_key(const struct m890_comm *c, int rank, unsigned int area)
 	return key ? key : 1;
 }
 
-/* Sleep a little before the next poll; false once @deadline passed. */
+/*
+ * Sleep a little before the next poll; false once @deadline passed.  A
+ * bare sleep on purpose: the poll waits for a peer to export its area,
+ * which it does in another process or VM, and an export raises no event
+ * here (DRM_M890_FABRIC_IMPORT is a one-shot lookup through the switch:
+ * there is no fence, syncobj or eventfd to block on).  2 ms keeps the
+ * switch traffic of a slow peer low and costs little against the setup
+ * timeout.
+ */
 static bool comm_poll_again(int64_t deadline)
 {
 	struct timespec ts = { 0, 2000000 };
@@ -537,15 +545,11 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 			return m890_fail(M890_ERROR_NOT_SUPPORTED,
 					 "rank %d (%s) cannot reach rank %d (fabric id %u): the cards are in different partitions",
 					 i, c->r[i].dev->node, j, c->fids[j]);
-		if (err != ENOENT && err != ENOLINK) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "%s", m890_last_detail());
-			return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
-					 M890_ERROR_SYSTEM,
-					 "rank %d: window on rank %d (fabric id %u)'s %s: %s",
-					 i, j, c->fids[j], what, msg);
-		}
+		if (err != ENOENT && err != ENOLINK)
+			return m890_fail_wrap(m890_errno_status(err) ? m890_errno_status(err) :
+					      M890_ERROR_SYSTEM, NULL,
+					      "rank %d: window on rank %d (fabric id %u)'s %s",
+					      i, j, c->fids[j], what);
 		if (!comm_poll_again(deadline))
 			return m890_fail(M890_ERROR_TIMEOUT,
 					 "rank %d (%s): rank %d (fabric id %u) did not export its %s in time (%s)",
@@ -600,24 +604,12 @@ static m890_status_t comm_reg_windows(struct m890_comm *c, struct comm_reg *g)
 	return M890_SUCCESS;
 }
 
-/* m890_comm_register() on a fabric communicator: export only. */
-static m890_status_t comm_register_fabric(struct m890_comm *c,
-					  struct m890_buffer *buf)
+/* A registration of @buf by rank @i, its next one; not linked yet. */
+static m890_status_t reg_new(struct m890_comm *c, struct m890_buffer *buf, int i,
+			     struct comm_reg **out)
 {
-	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
-	struct comm_reg *g, **pp;
-	int i = -1;
+	struct comm_reg *g = calloc(1, sizeof(*g));
 
-	if (st)
-		return st;
-	for (int l = 0; l < c->nlocal; l++)
-		if (c->r[c->lrank[l]].dev == buf->dev)
-			i = c->lrank[l];
-	if (i < 0)
-		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
-				 "comm_register: the buffer is on %s, which holds no rank of this communicator",
-				 buf->dev->node);
-	g = calloc(1, sizeof(*g));
 	if (!g || !(g->win = calloc(c->n, sizeof(*g->win))) ||
 	    !(g->peer_bytes = calloc(c->n, sizeof(*g->peer_bytes)))) {
 		if (g)
@@ -630,31 +622,56 @@ static m890_status_t comm_register_fabric(struct m890_comm *c,
 	g->rank = i;
 	g->index = c->r[i].nreg;
 	g->peer_bytes[i] = buf->bytes;
-	st = m890_buffer_export_fabric(buf, comm_key(c, i, g->index + 1));
-	if (st) {
-		free(g->win);
-		free(g->peer_bytes);
-		free(g);
-		return st;
-	}
-	c->r[i].nreg++;
-	for (pp = &c->regs; *pp; pp = &(*pp)->next)
-		;
-	*pp = g;
+	*out = g;
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t
-m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
-			const struct m890_comm_config *config, m890_comm_t *comm)
+/* Registrations are collective: the same order on every rank. */
+static void reg_link(struct m890_comm *c, struct comm_reg *g)
 {
-	M890_API_SCOPE;
-	struct m890_comm *c;
-	m890_status_t st;
-	int64_t deadline;
+	struct comm_reg **pp = &c->regs;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = g;
+	c->r[g->rank].nreg++;
+}
+
+/* m890_comm_register() on a fabric communicator: export only. */
+static m890_status_t comm_register_fabric(struct m890_comm *c,
+					  struct m890_buffer *buf)
+{
+	m890_status_t st = m890_check(buf, M890_OBJ_BUFFER, "buffer");
+	struct comm_reg *g;
+	int i = -1;
+
+	if (st)
+		return st;
+	for (int l = 0; l < c->nlocal; l++)
+		if (c->r[c->lrank[l]].dev == buf->dev)
+			i = c->lrank[l];
+	if (i < 0)
+		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
+				 "comm_register: the buffer is on %s, which holds no rank of this communicator",
+				 buf->dev->node);
+	st = reg_new(c, buf, i, &g);
+	if (st)
+		return st;
+	st = m890_buffer_export_fabric(buf, comm_key(c, i, g->index + 1));
+	if (st) {
+		reg_free(c, g);
+		return st;
+	}
+	reg_link(c, g);
+	return M890_SUCCESS;
+}
+
+/* The checks of a fabric config that need no device. */
+static m890_status_t fabric_config_check(const struct m890_comm_fabric_config *fabric)
+{
 	int n;
 
-	if (!fabric || !comm || fabric->size < sizeof(*fabric) ||
+	if (!fabric || fabric->size < sizeof(*fabric) ||
 	    fabric->magic != M890_COMM_FABRIC_CONFIG_MAGIC ||
 	    fabric->version != M890_COMM_FABRIC_CONFIG_VERSION || fabric->flags)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
@@ -671,48 +688,56 @@ m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 				return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 						 "comm_create_fabric: ranks %d and %d have the same fabric id %u",
 						 j, i, fabric->fabric_ids[i]);
-	st = comm_alloc(n, -1, config, "comm_create_fabric", &c);
-	if (st)
-		return st;
+	return M890_SUCCESS;
+}
+
+/* The ranks of this process: each local device's rank by its fabric id. */
+static m890_status_t fabric_local_ranks(struct m890_comm *c,
+					const struct m890_comm_fabric_config *fabric)
+{
+	int n = c->n;
+
 	c->comm_id = fabric->comm_id;
 	c->fids = malloc(sizeof(*c->fids) * (size_t)n);
-	if (!c->fids) {
-		comm_free(c);
+	if (!c->fids)
 		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
 				 "comm_create_fabric: out of memory");
-	}
 	memcpy(c->fids, fabric->fabric_ids, sizeof(*c->fids) * (size_t)n);
 	for (int i = 0; i < n; i++)
 		c->lidx[i] = -1;
 	c->nlocal = fabric->ndevices;
 	for (int l = 0; l < c->nlocal; l++) {
 		struct m890_device *d = fabric->devices[l];
+		m890_status_t st = m890_check(d, M890_OBJ_DEVICE, "device");
 		int i;
 
-		st = m890_check(d, M890_OBJ_DEVICE, "device");
 		if (st)
-			goto fail_early;
+			return st;
 		for (i = 0; i < n && c->fids[i] != d->info.fabric_id; i++)
 			;
-		if (i == n || c->lidx[i] >= 0) {
-			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				       "comm_create_fabric: %s (fabric id %u) is %s",
-				       d->node, d->info.fabric_id,
-				       i == n ? "not among the ranks' fabric ids" :
-				       "given twice");
-			goto fail_early;
-		}
+		if (i == n || c->lidx[i] >= 0)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "comm_create_fabric: %s (fabric id %u) is %s",
+					 d->node, d->info.fabric_id,
+					 i == n ? "not among the ranks' fabric ids" :
+					 "given twice");
 		c->lidx[i] = l;
 		c->lrank[l] = i;
 	}
 	c->me = c->nlocal == 1 ? c->lrank[0] : -1;
-	for (int l = 0; l < c->nlocal; l++) {
-		st = comm_rank_init(c, c->lrank[l], fabric->devices[l], true);
-		if (st)
-			goto fail;
-	}
-	/* Zeroed before any peer can open it. */
-	st = comm_zero(c);
+	return M890_SUCCESS;
+}
+
+/*
+ * The meeting through the switch: each local rank's semaphore area,
+ * zeroed, is exported under its key, then every local rank opens a
+ * window on every peer's, waiting until the peer exported it.
+ */
+static m890_status_t fabric_meet(struct m890_comm *c)
+{
+	m890_status_t st = comm_zero(c);
+	int64_t deadline;
+
 	for (int l = 0; l < c->nlocal && !st; l++) {
 		int i = c->lrank[l];
 
@@ -722,28 +747,44 @@ m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 	for (int l = 0; l < c->nlocal && !st; l++) {
 		int i = c->lrank[l];
 
-		for (int j = 0; j < n && !st; j++)
+		for (int j = 0; j < c->n && !st; j++)
 			if (j != i)
 				st = comm_fabric_window(c, i, j, 0, deadline,
 							&c->r[i].sem_win[j]);
 	}
+	return st;
+}
+
+M890_EXPORT m890_status_t
+m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
+			const struct m890_comm_config *config, m890_comm_t *comm)
+{
+	M890_API_SCOPE;
+	struct m890_comm *c;
+	m890_status_t st = fabric_config_check(fabric);
+
+	if (!st && !comm)
+		st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+			       "comm_create_fabric: NULL output");
+	if (!st)
+		st = comm_alloc(fabric->nranks, -1, config, "comm_create_fabric", &c);
+	if (st)
+		return st;
+	st = fabric_local_ranks(c, fabric);
+	if (st) {
+		comm_free(c);
+		return st;
+	}
+	for (int l = 0; l < c->nlocal && !st; l++)
+		st = comm_rank_init(c, c->lrank[l], fabric->devices[l], true);
+	if (!st)
+		st = fabric_meet(c);
 	if (!st)
 		st = m890_obj_register(c);
 	if (st)
-		goto fail;
+		return comm_create_fail(c, st, "comm_create_fabric");
 	*comm = c;
 	return M890_SUCCESS;
-fail_early:
-	comm_free(c);
-	return st;
-fail:
-	{
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
-		comm_free(c);
-		return m890_fail(st, "comm_create_fabric: %s", msg);
-	}
 }
 
 /* ---- one rank per process ---- */
@@ -824,57 +865,37 @@ M890_EXPORT m890_status_t m890_comm_rank(m890_comm_t c, int *rank)
 	return M890_SUCCESS;
 }
 
-M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
-					     m890_buffer_t buf)
+/*
+ * m890_comm_register() on a m890_comm_create_rank() communicator: the
+ * ranks trade their buffers' dma-bufs through the bootstrap socket, and
+ * each opens a window on every peer's.  A rank takes part in the trade
+ * even after a local failure (with no descriptor), so that the peers are
+ * not left waiting; they then fail naming it.
+ */
+static m890_status_t comm_register_socket(struct m890_comm *c,
+					  struct m890_buffer *buf)
 {
-	M890_API_SCOPE;
-	m890_status_t st = m890_comm_usable(c);
 	uint64_t vals[COMM_MAX_RANKS];
 	int fds[COMM_MAX_RANKS], fd = -1;
 	struct comm_reg *g;
+	m890_status_t st, gst;
 
-	if (st)
-		return st;
-	if (!comm_per_rank(c))
-		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				 "comm_register: every rank is in this process; buffers need no registration");
-	if (c->fids)
-		return comm_register_fabric(c, buf);
 	st = buf_check(c, buf, c->me, "buffer");
+	if (!st)
+		st = reg_new(c, buf, c->me, &g);
 	if (st)
 		return st;
-	g = calloc(1, sizeof(*g));
-	if (!g || !(g->win = calloc(c->n, sizeof(*g->win))) ||
-	    !(g->peer_bytes = calloc(c->n, sizeof(*g->peer_bytes)))) {
-		if (g)
-			free(g->win);
-		free(g);
-		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-				 "comm_register: out of memory");
-	}
-	g->buf = buf;
-	g->rank = c->me;
-	g->index = c->r[c->me].nreg;
 	st = m890_buffer_export_dmabuf(buf, &fd);
-	/* Take part in the exchange even after a local failure (with no
-	 * descriptor), so that the peers are not left waiting. */
-	{
-		m890_status_t gst = m890_boot_allgather(c->boot,
-							 st ? UINT64_MAX : buf->bytes,
-							 fd, vals, fds);
-
-		if (gst)
-			st = gst;
-	}
+	gst = m890_boot_allgather(c->boot, st ? UINT64_MAX : buf->bytes, fd, vals, fds);
+	if (gst)
+		st = gst;
 	if (fd >= 0)
 		close(fd);
 	for (int j = 0; j < c->n; j++) {
 		char name[32];
 
-		if (j == c->me) {
-			g->peer_bytes[j] = buf->bytes;
+		if (j == c->me)
 			continue;
-		}
 		if (!st && (vals[j] == UINT64_MAX || fds[j] < 0))
 			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				       "comm_register: rank %d could not register its buffer",
@@ -888,24 +909,27 @@ M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
 			close(fds[j]);
 	}
 	if (st) {
-		for (int j = 0; j < c->n; j++)
-			if (g->win[j])
-				m890_window_free(g->win[j]);
-		free(g->win);
-		free(g->peer_bytes);
-		free(g);
+		reg_free(c, g);
 		return st;
 	}
-	/* Registrations are collective: the same order on every rank. */
-	c->r[c->me].nreg++;
-	{
-		struct comm_reg **pp = &c->regs;
-
-		while (*pp)
-			pp = &(*pp)->next;
-		*pp = g;
-	}
+	reg_link(c, g);
 	return M890_SUCCESS;
+}
+
+M890_EXPORT m890_status_t m890_comm_register(m890_comm_t c,
+					     m890_buffer_t buf)
+{
+	M890_API_SCOPE;
+	m890_status_t st = m890_comm_usable(c);
+
+	if (st)
+		return st;
+	if (!comm_per_rank(c))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "comm_register: every rank is in this process; buffers need no registration");
+	if (c->fids)
+		return comm_register_fabric(c, buf);
+	return comm_register_socket(c, buf);
 }
 
 /* Free registration @g (already unlinked): its windows on the peers'. */
@@ -1353,39 +1377,13 @@ static m890_status_t comm_exchange_fast(struct m890_comm *c,
 	return st;
 }
 
-/*
- * The exchange every collective of the communicator runs: rank i's stream
- * signals every peer that it reached the collective, then for each peer j
- * in rotated order (j = i, i + 1, ...) waits until j reached it, lets
- * @fn enqueue the transfer between i and j, and signals j that it is done;
- * finally it waits until every peer has signalled it.  Window imports
- * must be done before (a failure then enqueues nothing).
- */
-m890_status_t m890_comm_exchange(struct m890_comm *c,
-				 struct m890_stream *const *streams,
-				 const char *what, m890_comm_xfer_fn fn,
-				 void *ctx)
+/* Exchange phase 1: tell every peer that each local rank reached epoch @e. */
+static m890_status_t exchange_ready(struct m890_comm *c,
+				    struct m890_stream *const *streams, uint64_t e)
 {
 	m890_status_t st = M890_SUCCESS;
-	uint64_t e;
 	int n = c->n;
 
-	e = ++c->epoch;
-	c->what = what;
-	c->describe = NULL;
-	if (comm_fast(c)) {
-		st = comm_exchange_fast(c, streams, fn, ctx, e);
-		goto done;
-	}
-	/*
-	 * Each stream submits its packets phase by phase (phase 2 and 3 of
-	 * a stream wait only for what earlier phases of every stream sent),
-	 * not packet by packet: see m890_stream_batch().
-	 */
-	for (int i = 0; i < n; i++)
-		if (comm_local(c, i))
-			m890_stream_batch(streams[i], true);
-	/* Phase 1: tell every peer this rank reached the collective. */
 	for (int i = 0; i < n; i++) {
 		for (int k = 1; k < n && !st && comm_local(c, i); k++) {
 			int j = (i + k) % n;
@@ -1398,13 +1396,25 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 	for (int i = 0; i < n && !st; i++)
 		if (comm_local(c, i))
 			st = m890_stream_flush(streams[i]);
-	/* Phase 2: the transfers, rotated, each followed by a signal. */
+	return st;
+}
+
+/*
+ * Exchange phase 2: the transfers of each local rank, rotated; each waits
+ * until the peer reached the epoch and is followed by a signal to it.
+ */
+static m890_status_t exchange_transfers(struct m890_comm *c,
+					struct m890_stream *const *streams,
+					m890_comm_xfer_fn fn, void *ctx, uint64_t e)
+{
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 
 		if (!comm_local(c, i))
 			continue;
-
 		for (int k = 0; k < n && !st; k++) {
 			int j = (i + k) % n;
 
@@ -1428,13 +1438,22 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 		if (!st)
 			st = m890_stream_flush(streams[i]);
 	}
-	/* Phase 3: wait for every peer's transfer; record it for the CPU. */
+	return st;
+}
+
+/* Exchange phase 3: wait for every peer's transfer; record it for the CPU. */
+static m890_status_t exchange_arrivals(struct m890_comm *c,
+				       struct m890_stream *const *streams,
+				       uint64_t e)
+{
+	m890_status_t st = M890_SUCCESS;
+	int n = c->n;
+
 	for (int i = 0; i < n && !st; i++) {
 		struct comm_rank *r = &c->r[i];
 
 		if (!comm_local(c, i))
 			continue;
-
 		for (int k = 1; k < n && !st; k++) {
 			int j = (i + n - k) % n;
 
@@ -1446,22 +1465,59 @@ m890_status_t m890_comm_exchange(struct m890_comm *c,
 						 e, M890_SEM_SET);
 		}
 	}
-	/* Submits what phase 3 staged, and after a failure what came before. */
-	for (int i = 0; i < n; i++) {
-		if (comm_local(c, i)) {
-			m890_status_t st2 = m890_stream_batch(streams[i], false);
+	return st;
+}
 
-			if (!st)
-				st = st2;
+/*
+ * The exchange every collective of the communicator runs: rank i's stream
+ * signals every peer that it reached the collective, then for each peer j
+ * in rotated order (j = i, i + 1, ...) waits until j reached it, lets
+ * @fn enqueue the transfer between i and j, and signals j that it is done;
+ * finally it waits until every peer has signalled it.  Window imports
+ * must be done before (a failure then enqueues nothing).
+ */
+m890_status_t m890_comm_exchange(struct m890_comm *c,
+				 struct m890_stream *const *streams,
+				 const char *what, m890_comm_xfer_fn fn,
+				 void *ctx)
+{
+	m890_status_t st;
+	uint64_t e;
+
+	e = ++c->epoch;
+	c->what = what;
+	c->describe = NULL;
+	if (comm_fast(c)) {
+		st = comm_exchange_fast(c, streams, fn, ctx, e);
+	} else {
+		/*
+		 * Each stream submits its packets phase by phase (phases 2
+		 * and 3 of a stream wait only for what earlier phases of
+		 * every stream sent), not packet by packet: see
+		 * m890_stream_batch().
+		 */
+		for (int i = 0; i < c->n; i++)
+			if (comm_local(c, i))
+				m890_stream_batch(streams[i], true);
+		st = exchange_ready(c, streams, e);
+		if (!st)
+			st = exchange_transfers(c, streams, fn, ctx, e);
+		if (!st)
+			st = exchange_arrivals(c, streams, e);
+		/* Submits what phase 3 staged, and after a failure what came before. */
+		for (int i = 0; i < c->n; i++) {
+			if (comm_local(c, i)) {
+				m890_status_t st2 = m890_stream_batch(streams[i], false);
+
+				if (!st)
+					st = st2;
+			}
 		}
 	}
-done:
 	if (st) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s #%llu only partly enqueued: %s",
-			 what, (unsigned long long)e, m890_get_last_error());
-		return m890_comm_set_error(c, st, msg);
+		m890_fail_wrap(st, NULL, "%s #%llu only partly enqueued", what,
+			       (unsigned long long)e);
+		return m890_comm_set_error(c, st, m890_last_detail());
 	}
 	return M890_SUCCESS;
 }
@@ -1747,101 +1803,92 @@ static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss
 	return true;
 }
 
-/*
- * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
- * for the peers whose record some local rank has not received, or "" if
- * every record arrived.  When the semaphores cannot be read back (the
- * context faulted, typically writing into a dead peer's revoked window),
- * the peer each control stream stopped at is named: the first it did not
- * post to, else the first it did not see in the order it waits.
- */
-static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
-			 char *buf, size_t len)
+/* The first peer local rank @i did not post round @round to, or -1. */
+static int meta_first_unposted(struct m890_comm *c, int i, uint64_t round)
 {
-	bool miss[COMM_MAX_RANKS] = { false };
-	size_t off = 0;
-	int n = c->n, count = 0, named = 0;
+	for (int k = 1; k < c->n; k++) {
+		int j = (i + k) % c->n;
 
-	buf[0] = 0;
-	/*
-	 * A stream that failed (not a timeout) stopped where it failed: a
-	 * write into a dead peer's revoked area stops it at that peer.  The
-	 * records it never posted or waited for after that say nothing of
-	 * their ranks, so name only the peer it stopped at.
-	 */
-	for (int l = 0; fault && l < c->nlocal; l++) {
-		int i = c->lrank[l];
-
-		for (int k = 1; k < n; k++) {
-			int j = (i + k) % n;
-
-			if (c->r[i].prog[4 * n + j] < round) {
-				miss[j] = true;
-				named++;
-				break;
-			}
-		}
+		if (c->r[i].prog[4 * c->n + j] < round)
+			return j;
 	}
-	for (int l = 0; !named && l < c->nlocal; l++) {
-		int i = c->lrank[l];
-		int k;
+	return -1;
+}
+
+/*
+ * The peers each local rank misses in round @round, into @miss: the
+ * records the semaphores read back say did not arrive or, when they
+ * cannot be read back, the peer its control stream stopped at (the
+ * first it did not post to, else the first it did not see, in the order
+ * it waits).
+ */
+static void meta_missing_records(struct m890_comm *c, uint64_t round, bool *miss)
+{
+	int n = c->n;
+
+	for (int l = 0; l < c->nlocal; l++) {
+		int i = c->lrank[l], j;
 
 		if (meta_arrivals(c, i, round, miss))
 			continue;
 		/* Stopped while posting (a fault): at the peer it wrote to. */
-		for (k = 1; k < n; k++) {
-			int j = (i + k) % n;
-
-			if (c->r[i].prog[4 * n + j] < round) {
-				miss[j] = true;
-				break;
-			}
-		}
-		if (k < n)
+		j = meta_first_unposted(c, i, round);
+		if (j >= 0) {
+			miss[j] = true;
 			continue;
-		for (k = 1; k < n; k++) {
-			int j = (i + n - k) % n;
-
+		}
+		for (int k = 1; k < n; k++) {
+			j = (i + n - k) % n;
 			if (c->r[i].prog[2 * n + j] < round) {
 				miss[j] = true;
 				break;
 			}
 		}
 	}
-	/*
-	 * Every rank posts its record to its peers in rotated order (j to
-	 * j + 1, j + 2, ...), and stops at a peer it cannot reach.  A missing
-	 * rank j is explained when another missing rank m lies between j and
-	 * the receiver i in j's order: j stopped at m (or behind it) before
-	 * it came to i.  Name only the ranks nothing explains, the likely
-	 * culprits, and count the ranks held up behind them.
-	 */
-	if (!named) {
-		bool culprit[COMM_MAX_RANKS];
-		int held = 0, i = c->lrank[0];
+}
 
-		for (int j = 0; j < n; j++) {
-			culprit[j] = miss[j];
-			for (int m = 0; miss[j] && m < n; m++)
-				if (m != j && miss[m] &&
-				    (m - j + n) % n < (i - j + n) % n) {
-					culprit[j] = false;
-					held++;
-					break;
-				}
-		}
-		for (int j = 0; j < n; j++)
-			miss[j] = culprit[j];
-		if (held)
-			named = -held;
+/*
+ * Every rank posts its record to its peers in rotated order (j to
+ * j + 1, j + 2, ...), and stops at a peer it cannot reach.  A missing
+ * rank j is explained when another missing rank m lies between j and
+ * the receiver i in j's order: j stopped at m (or behind it) before it
+ * came to i.  Keep in @miss only the ranks nothing explains, the likely
+ * culprits; returns how many ranks are held up behind them.
+ */
+static int meta_culprits(struct m890_comm *c, bool *miss)
+{
+	bool culprit[COMM_MAX_RANKS];
+	int n = c->n, held = 0, i = c->lrank[0];
+
+	for (int j = 0; j < n; j++) {
+		culprit[j] = miss[j];
+		for (int m = 0; miss[j] && m < n; m++)
+			if (m != j && miss[m] && (m - j + n) % n < (i - j + n) % n) {
+				culprit[j] = false;
+				held++;
+				break;
+			}
 	}
-	for (int j = 0; j < n && off < len; j++) {
+	for (int j = 0; j < n; j++)
+		miss[j] = culprit[j];
+	return held;
+}
+
+/* "waiting for rank 3 (fabric id 7), rank 5 ..." of @miss, @held behind. */
+static void meta_name_missing(struct m890_comm *c, const bool *miss, int held,
+			      char *buf, size_t len)
+{
+	size_t off = 0;
+	int count = 0;
+
+	buf[0] = 0;
+	for (int j = 0; j < c->n && off < len; j++) {
 		if (!miss[j])
 			continue;
 		if (count == 8) {
 			int more = 0;
 
-			for (int j2 = j; j2 < n; j2++)
+			for (int j2 = j; j2 < c->n; j2++)
 				more += miss[j2];
 			snprintf(buf + off, len - off, " and %d more", more);
 			break;
@@ -1854,9 +1901,41 @@ static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
 						count ? "," : "waiting for", j);
 		count++;
 	}
-	if (named < 0 && off < len)
+	if (held && off < len)
 		snprintf(buf + off, len - off, " (%d more not seen, held up behind %s)",
-			 -named, count > 1 ? "them" : "it");
+			 held, count > 1 ? "them" : "it");
+}
+
+/*
+ * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
+ * for the peers whose record some local rank has not received, or "" if
+ * every record arrived.  A stream that failed (@fault, not a timeout)
+ * stopped where it failed: a write into a dead peer's revoked area stops
+ * it at that peer, and the records it never posted or waited for after
+ * that say nothing of their ranks, so only the peer it stopped at is
+ * named.  Otherwise the records read back decide (meta_missing_records()),
+ * and of those only the culprits are named (meta_culprits()).
+ */
+static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
+			 char *buf, size_t len)
+{
+	bool miss[COMM_MAX_RANKS] = { false };
+	bool stopped = false;
+	int held = 0;
+
+	for (int l = 0; fault && l < c->nlocal; l++) {
+		int j = meta_first_unposted(c, c->lrank[l], round);
+
+		if (j >= 0) {
+			miss[j] = true;
+			stopped = true;
+		}
+	}
+	if (!stopped) {
+		meta_missing_records(c, round, miss);
+		held = meta_culprits(c, miss);
+	}
+	meta_name_missing(c, miss, held, buf, len);
 }
 
 /*
@@ -1891,7 +1970,8 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 	uint64_t rec = sizeof(struct m890_meta_hdr) + len;
 	const unsigned char *recs;
 	m890_status_t st = M890_SUCCESS;
-	char msg[400], peers[240], why[160];
+	struct m890_saved_error cause;
+	char msg[400], peers[240];
 	int failed = -1;
 
 	for (int l = 0; l < c->nlocal && !st; l++) {
@@ -1914,7 +1994,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		 * (a fault on a dead peer's window, the driver's job timeout)
 		 * comes with its own text.
 		 */
-		snprintf(why, sizeof(why), "%s", m890_last_detail());
+		m890_error_save(&cause);
 		meta_missing(c, round, st != M890_ERROR_TIMEOUT, peers, sizeof(peers));
 		if (st == M890_ERROR_TIMEOUT && peers[0])
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
@@ -1922,7 +2002,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 		else
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
 				 what, (unsigned long long)round, failed,
-				 peers[0] ? ", " : "", peers, why);
+				 peers[0] ? ", " : "", peers, cause.detail);
 		return m890_comm_set_error(c, st, msg);
 	}
 	recs = c->r[c->lrank[0]].gather_map;

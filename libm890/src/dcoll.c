@@ -509,24 +509,18 @@ static uint32_t pick_algo(uint32_t asked, uint64_t bytes, int n)
 	return M890_ALGO_TWO_SHOT;
 }
 
-/* Every collective of this file: checks, agreement, transfers, events. */
-static m890_status_t dcoll_run(struct dcall *k, int32_t op)
+/*
+ * The local checks of @k: the arguments every rank shares (a refusal of
+ * them is the process's), then each local rank's buffers and stream,
+ * into its record @own[l] with the call's arguments.
+ */
+static void dcoll_validate(struct dcall *k, int32_t op, struct m890_dcoll_rec *own)
 {
 	struct m890_comm *c = k->c;
-	m890_status_t st = m890_comm_usable(c), bad = M890_SUCCESS;
-	struct m890_dcoll_rec own[M890_COMM_MAX_RANKS];
-	const void *mine[M890_COMM_MAX_RANKS];
-	struct dxfer x = { .k = k };
-	char msg[400];
-	int n, m;
+	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
+	m890_status_t st, bad = check_opts(k->opts, k->what);
 
-	if (st)
-		return st;
-	n = m890_comm_ranks(c);
-	m = m890_comm_nlocal(c);
 	k->esz = !is_reduction(k->kind) ? 1 : k->type == M890_TYPE_BF16 ? 2 : 4;
-	memset(own, 0, sizeof(own));
-	bad = check_opts(k->opts, k->what);
 	if (!bad && (!k->streams || (k->kind != DK_BARRIER && (!k->sb || !k->rb))))
 		bad = m890_fail(M890_ERROR_INVALID_ARGUMENT, "%s: NULL array", k->what);
 	if (!bad && is_reduction(k->kind) &&
@@ -546,7 +540,6 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 		  pick_algo(k->opts ? k->opts->algorithm : 0, k->count * k->esz, n) : 0;
 	for (int l = 0; l < m; l++) {
 		struct m890_dcoll_rec *r = &own[l];
-		int i = m890_comm_local_rank(c, l);
 
 		r->kind = k->kind;
 		r->count = k->count;
@@ -554,40 +547,47 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 		r->op = (uint32_t)op;
 		r->root = k->root;
 		r->algo = k->algo;
-		r->scratch_index = scratch_index(c, i);
+		r->scratch_index = scratch_index(c, m890_comm_local_rank(c, l));
 		st = bad ? bad : local_checks(k, l, r);
 		if (st)
 			m890_coll_refuse(st, k->what, &r->status, r->msg);
-		mine[l] = r;
 	}
-	k->all = calloc((size_t)n, sizeof(*k->all));
-	k->rva = calloc((size_t)n * n, sizeof(*k->rva));
-	k->sva = calloc((size_t)n * n, sizeof(*k->sva));
-	if (!k->all || !k->rva || !k->sva) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "%s: out of memory", k->what);
-		goto out;
-	}
-	st = m890_comm_allgather_host(c, k->what, mine, sizeof(own[0]), k->all);
+}
+
+/* The agreement: every rank's record in every process, the same checks. */
+static m890_status_t dcoll_agree(struct dcall *k, const struct m890_dcoll_rec *own)
+{
+	const void *mine[M890_COMM_MAX_RANKS];
+	int n = m890_comm_ranks(k->c);
+	m890_status_t st;
+	char msg[400];
+
+	for (int l = 0; l < m890_comm_nlocal(k->c); l++)
+		mine[l] = &own[l];
+	st = m890_comm_allgather_host(k->c, k->what, mine, sizeof(own[0]), k->all);
 	if (st)
-		goto out;
+		return st;
 	st = m890_dcoll_check(n, k->all, is_reduction(k->kind), k->what, msg,
 			      sizeof(msg));
-	if (st) {
-		st = m890_fail(st, "%s", msg);
-		goto out;
-	}
-	if (m890_comm_group_dry(c))
-		goto out;
+	return st ? m890_fail(st, "%s", msg) : M890_SUCCESS;
+}
+
+/* The enqueue: scratch and VAs, the call's phases, then the events. */
+static m890_status_t dcoll_enqueue(struct dcall *k)
+{
+	struct dxfer x = { .k = k };
+	m890_status_t st = M890_SUCCESS;
+
 	if (k->kind != DK_BARRIER && !k->count)
 		goto events;
 	if (is_reduction(k->kind)) {
-		st = scratch_setup(c, k->what);
+		st = scratch_setup(k->c, k->what);
 		if (st)
-			goto out;
+			return st;
 	}
 	st = resolve(k);
 	if (st)
-		goto out;
+		return st;
 	switch (k->kind) {
 	case DK_ALLREDUCE:
 		st = run_allreduce(k, &x);
@@ -606,12 +606,42 @@ static m890_status_t dcoll_run(struct dcall *k, int32_t op)
 		break;
 	}
 	if (st)
-		goto out;
+		return st;
 events:
-	for (int l = 0; l < m && !st && k->opts && k->opts->events; l++)
+	for (int l = 0; l < m890_comm_nlocal(k->c) && !st && k->opts && k->opts->events; l++)
 		if (k->opts->events[l])
 			st = m890_event_record(k->opts->events[l], k->streams[l]);
+	return st;
+}
+
+/*
+ * Every device collective: validate, agree, enqueue.  The records live
+ * on the heap (n of them are 13 KiB at 64 ranks).
+ */
+static m890_status_t dcoll_run(struct dcall *k, int32_t op)
+{
+	struct m890_comm *c = k->c;
+	m890_status_t st = m890_comm_usable(c);
+	struct m890_dcoll_rec *own;
+	int n;
+
+	if (st)
+		return st;
+	n = m890_comm_ranks(c);
+	own = calloc((size_t)m890_comm_nlocal(c), sizeof(*own));
+	k->all = calloc((size_t)n, sizeof(*k->all));
+	k->rva = calloc((size_t)n * n, sizeof(*k->rva));
+	k->sva = calloc((size_t)n * n, sizeof(*k->sva));
+	if (!own || !k->all || !k->rva || !k->sva) {
+		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "%s: out of memory", k->what);
+		goto out;
+	}
+	dcoll_validate(k, op, own);
+	st = dcoll_agree(k, own);
+	if (!st && !m890_comm_group_dry(c))
+		st = dcoll_enqueue(k);
 out:
+	free(own);
 	free(k->all);
 	free(k->rva);
 	free(k->sva);

@@ -236,7 +236,7 @@ static m890_status_t ep_scratch(struct m890_ep *ep)
 					       M890_MEM_HBM, &r->packed);
 	}
 	if (st)
-		return m890_fail(st, "ep_create: %s", m890_last_detail());
+		return m890_fail_wrap(st, NULL, "ep_create");
 	return M890_SUCCESS;
 }
 
@@ -267,7 +267,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	const size_t words = META_DATA + META_CFG_WORDS;
 	uint32_t recs[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)] = { 0 };
 	uint32_t all[EP_MAX_RANKS * (META_DATA + META_CFG_WORDS)];
-	char msg[400] = "";
+	struct m890_saved_error refusal = { "" };
 	struct m890_ep *ep;
 	int n;
 
@@ -299,7 +299,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 			st = ep_scratch(ep);
 	}
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	for (int l = 0; l < ep->nlocal; l++) {
 		uint32_t *c = recs + l * words + META_DATA;
 
@@ -311,7 +311,7 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 		c[5] = config->expert_capacity;
 		c[6] = config->flags;
 	}
-	st = ep_agree(ep, "ep_create", st, msg, recs, words, all);
+	st = ep_agree(ep, "ep_create", st, refusal.detail, recs, words, all);
 	if (!st)
 		st = ep_same_config(ep, all);
 	if (!st && (config->flags & M890_EP_F_DEVICE_ROUTING))
@@ -319,9 +319,11 @@ M890_EXPORT m890_status_t m890_ep_create(m890_comm_t comm,
 	if (!st)
 		st = m890_obj_register(ep);
 	if (st) {
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		struct m890_saved_error cause;
+
+		m890_error_save(&cause);
 		ep_free(ep);
-		return m890_fail(st, "%s", msg);
+		return m890_error_restore(st, &cause);
 	}
 	*out = ep;
 	return M890_SUCCESS;
@@ -332,15 +334,31 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 	M890_API_SCOPE;
 	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
 
+	unsigned int layouts;
+
 	if (st)
 		return st;
-	if (ep->layouts)
+	layouts = atomic_load(&ep->layouts);
+	if (layouts)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_destroy: %u layout(s) of this EP object still exist",
-				 ep->layouts);
+				 layouts);
 	st = m890_obj_unregister(ep);
 	if (st)
 		return st;
+	/*
+	 * A m890_ep_layout_create() of another thread that found the object
+	 * before it left the registry has returned now (the unregister
+	 * waited for it), and may have added a layout after the check
+	 * above: keep the object then, as m890_device_close() does.
+	 */
+	layouts = atomic_load(&ep->layouts);
+	if (layouts) {
+		ep->obj.type = M890_OBJ_EP;	/* the unregister cleared it */
+		st = m890_obj_register(ep);
+		return st ? st : m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					   "ep_destroy: a layout of this EP object was created meanwhile; destroy it first");
+	}
 	ep->obj.type = 0;
 	ep_free(ep);
 	return M890_SUCCESS;
@@ -427,7 +445,7 @@ M890_EXPORT m890_status_t m890_ep_layout_create(m890_ep_t ep,
 	st = m890_obj_register(lo);
 	if (st)
 		goto fail;
-	ep->layouts++;
+	atomic_fetch_add(&ep->layouts, 1);
 	*out = lo;
 	return M890_SUCCESS;
 fail:
@@ -447,7 +465,7 @@ M890_EXPORT m890_status_t m890_ep_layout_destroy(m890_ep_layout_t lo)
 	if (st)
 		return st;
 	lo->obj.type = 0;
-	lo->ep->layouts--;
+	atomic_fetch_sub(&lo->ep->layouts, 1);
 	layout_free(lo);
 	return M890_SUCCESS;
 }
@@ -804,11 +822,8 @@ static m890_status_t ep_exchange(struct m890_ep *ep,
 static m890_status_t ep_sticky(struct m890_ep *ep, m890_status_t st,
 			       const char *what)
 {
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s only partly enqueued: %s", what,
-		 m890_last_detail());
-	return m890_comm_set_error(ep->comm, st, msg);
+	m890_fail_wrap(st, NULL, "%s only partly enqueued", what);
+	return m890_comm_set_error(ep->comm, st, m890_last_detail());
 }
 
 /* Rank i's local steps before the exchange: quantize, pack, gather. */
@@ -927,6 +942,106 @@ static m890_status_t dispatch_check(struct m890_ep *ep, struct m890_ep_layout *l
 	return st;
 }
 
+/* The host arrays of one m890_ep_dispatch(). */
+struct dispatch_call {
+	size_t words;		/* of a record */
+	uint32_t *recs;		/* [nlocal][words]: the local ranks' records */
+	uint32_t *all;		/* [n][words]: every rank's, after the round */
+	uint32_t *next;		/* [num_experts]: rows of each expert so far */
+	uint64_t *va;		/* [nlocal][n]: the peers' receive buffers */
+};
+
+static m890_status_t dispatch_alloc(struct m890_ep *ep, struct dispatch_call *d)
+{
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+
+	d->words = META_DATA + (size_t)ne;
+	d->recs = calloc((size_t)ep->nlocal * d->words, sizeof(*d->recs));
+	d->all = calloc((size_t)n * d->words, sizeof(*d->all));
+	d->next = calloc(ne, sizeof(*d->next));
+	d->va = calloc((size_t)ep->nlocal * n, sizeof(*d->va));
+	if (!d->recs || !d->all || !d->next || !d->va)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "ep_dispatch: out of memory");
+	return M890_SUCCESS;
+}
+
+static void dispatch_free(struct dispatch_call *d)
+{
+	free(d->recs);
+	free(d->all);
+	free(d->next);
+	free(d->va);
+}
+
+/*
+ * The agreement (the notify step): every rank's record, with its local
+ * refusal @local_st (@refusal), in every process; then the totals and
+ * the capacity check, the same at every rank.
+ */
+static m890_status_t dispatch_agree(struct m890_ep *ep, struct m890_ep_layout *lo,
+				    struct dispatch_call *d, m890_status_t local_st,
+				    const struct m890_saved_error *refusal)
+{
+	m890_status_t st;
+
+	lo->dispatched = false;
+	st = ep_agree(ep, "EP dispatch", local_st, refusal->detail, d->recs,
+		      d->words, d->all);
+	if (!st)
+		st = layout_totals(lo, d->all + META_DATA, d->words);
+	return st;
+}
+
+/*
+ * The enqueue: each local rank's index lists (next[e] counts the rows
+ * of expert e given out so far, in rank order), the peers' receive
+ * buffers, then the local steps and the exchange.  A failure from here
+ * on is sticky on a per-rank communicator: the peers are committed.
+ */
+static m890_status_t dispatch_enqueue(struct m890_ep *ep, struct m890_ep_layout *lo,
+				      struct dispatch_call *d,
+				      struct m890_buffer *const *x,
+				      const uint32_t *nt,
+				      const int32_t *const *idx,
+				      const float *const *w,
+				      struct m890_buffer *const *recv,
+				      struct m890_buffer *const *counts,
+				      const m890_stream_t *streams)
+{
+	uint32_t n = ep->info.num_ranks, ne = ep->cfg.num_experts;
+	struct ep_ctx c = { .ep = ep, .lo = lo, .va = d->va };
+	m890_status_t st;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int l = m890_comm_local_index(ep->comm, (int)i);
+
+		if (l >= 0) {
+			layout_rank(lo, i, nt[l], idx[l], w[l], d->next);
+			continue;
+		}
+		for (uint32_t e = 0; e < ne; e++)
+			d->next[e] += d->all[i * d->words + META_DATA + e];
+	}
+	st = ep_peer_vas(ep, lo, recv, d->all, d->words, ep->info.recv_bytes,
+			 "receive buffer", d->va);
+	if (st)
+		return ep->per_rank ? ep_sticky(ep, st, "EP dispatch") : st;
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = ep_lrank(ep, l);
+
+		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[l], x[l],
+				    counts[l]);
+	}
+	if (st)
+		return ep_sticky(ep, st, "EP dispatch");
+	st = ep_exchange(ep, streams, "EP dispatch", dispatch_xfer, &c);
+	layout_used(lo, streams);
+	if (!st)
+		lo->dispatched = true;
+	return st;
+}
+
 M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 					   const m890_buffer_t *x,
 					   const uint32_t *nt,
@@ -939,80 +1054,27 @@ M890_EXPORT m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t lo,
 	M890_API_SCOPE;
 	m890_status_t st = ep_call_check(ep, lo, false,
 					 "ep_dispatch: the layout belongs to another EP object");
-	uint32_t n, ne, *recs = NULL, *all = NULL, *next = NULL;
-	uint64_t *va = NULL;
-	char msg[400] = "";
-	struct ep_ctx c;
-	size_t words;
+	struct m890_saved_error refusal = { "" };
+	struct dispatch_call d = { 0 };
 
 	if (st)
 		return st;
 	if (!x || !nt || !idx || !w || !recv || !counts)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_dispatch: NULL array");
-	n = ep->info.num_ranks;
-	ne = ep->cfg.num_experts;
-	words = META_DATA + (size_t)ne;
-	recs = calloc((size_t)ep->nlocal * words, sizeof(*recs));
-	all = calloc((size_t)n * words, sizeof(*all));
-	next = calloc(ne, sizeof(*next));
-	va = calloc((size_t)ep->nlocal * n, sizeof(*va));
-	if (!recs || !all || !next || !va) {
-		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-			       "ep_dispatch: out of memory");
+	st = dispatch_alloc(ep, &d);
+	if (st)
 		goto out;
-	}
 	st = dispatch_check(ep, lo, x, nt, idx, w, recv, counts, streams,
-			    recs, words);
+			    d.recs, d.words);
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
-	lo->dispatched = false;
-	/* Every rank's counts, in every process (the notify step). */
-	st = ep_agree(ep, "EP dispatch", st, msg, recs, words, all);
+		m890_error_save(&refusal);
+	st = dispatch_agree(ep, lo, &d, st, &refusal);
 	if (!st)
-		st = layout_totals(lo, all + META_DATA, words);
-	if (st)
-		goto out;
-	/* Each local rank's lists; next[e]: rows of expert e so far. */
-	for (uint32_t i = 0; i < n; i++) {
-		int l = m890_comm_local_index(ep->comm, (int)i);
-
-		if (l >= 0) {
-			layout_rank(lo, i, nt[l], idx[l], w[l], next);
-			continue;
-		}
-		for (uint32_t e = 0; e < ne; e++)
-			next[e] += all[i * words + META_DATA + e];
-	}
-	st = ep_peer_vas(ep, lo, recv, all, words, ep->info.recv_bytes,
-			 "receive buffer", va);
-	if (st) {
-		if (ep->per_rank)
-			st = ep_sticky(ep, st, "EP dispatch");
-		goto out;
-	}
-	for (int l = 0; l < ep->nlocal && !st; l++) {
-		uint32_t i = ep_lrank(ep, l);
-
-		st = dispatch_local(ep, &lo->r[i], &ep->r[i], streams[l], x[l],
-				    counts[l]);
-	}
-	if (st) {
-		st = ep_sticky(ep, st, "EP dispatch");
-		goto out;
-	}
-	c.ep = ep;
-	c.lo = lo;
-	c.va = va;
-	st = ep_exchange(ep, streams, "EP dispatch", dispatch_xfer, &c);
-	layout_used(lo, streams);
-	if (!st)
-		lo->dispatched = true;
+		st = dispatch_enqueue(ep, lo, &d, x, nt, idx, w, recv, counts,
+				      streams);
 out:
-	free(recs);
-	free(all);
-	free(next);
-	free(va);
+	dispatch_free(&d);
 	return st;
 }
 
@@ -1062,7 +1124,7 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 	const size_t words = META_DATA;
 	uint32_t recs[EP_MAX_RANKS * META_DATA] = { 0 };
 	uint32_t all[EP_MAX_RANKS * META_DATA];
-	char msg[400] = "";
+	struct m890_saved_error refusal = { "" };
 	uint64_t *va;
 	struct ep_ctx c;
 	uint32_t n;
@@ -1079,9 +1141,9 @@ M890_EXPORT m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t lo,
 				 "ep_combine: out of memory");
 	st = combine_check(ep, lo, eo, out, streams, recs, words);
 	if (st)
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	/* Per-rank: where each rank's expert outputs are registered. */
-	st = ep_agree(ep, "EP combine", st, msg, recs, words, all);
+	st = ep_agree(ep, "EP combine", st, refusal.detail, recs, words, all);
 	if (st)
 		goto out;
 	/* Rank i fetches from rank j what it sent to rank j. */

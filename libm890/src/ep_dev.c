@@ -305,11 +305,11 @@ m890_status_t m890_ep_dev_setup(struct m890_ep *ep)
 		st = epd_tables(ep, i, index[i]);
 	}
 	if (st) {
-		char msg[300];
+		struct m890_saved_error cause;
 
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		m890_error_save(&cause);
 		m890_ep_dev_free(ep);
-		return m890_fail(st, "%s", msg);
+		return m890_error_restore(st, &cause);
 	}
 	ep->info.recv_bytes = (uint64_t)n * ep->cfg.max_tokens_per_rank *
 			      ep->info.row_bytes;
@@ -530,31 +530,25 @@ static m890_status_t epd_call_check(struct m890_ep *ep, struct m890_ep_layout *l
 	return st;
 }
 
-M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
-						  m890_ep_layout_t lo,
-						  const m890_buffer_t *x,
-						  const uint32_t *num_tokens,
-						  const m890_buffer_t *topk_idx,
-						  const m890_buffer_t *topk_w,
-						  const m890_stream_t *streams)
+/*
+ * The checks of a device-routed dispatch: the arrays, the alternation
+ * with the combine, and each local rank's token count and buffers.
+ * Nothing to agree with the peers: m890_ep_create() agreed the shapes.
+ */
+static m890_status_t epd_dispatch_check(struct m890_ep *ep,
+					struct m890_buffer *const *x,
+					const uint32_t *num_tokens,
+					struct m890_buffer *const *topk_idx,
+					struct m890_buffer *const *topk_w)
 {
-	M890_API_SCOPE;
-	m890_status_t st = epd_call_check(ep, lo, streams, "ep_dispatch_device");
-	uint64_t t, k, h, n, e;
-	struct ep_dev *d;
-	int hf;
+	uint64_t t = ep->cfg.max_tokens_per_rank, k = ep->cfg.top_k;
+	uint64_t h = ep->cfg.hidden;
+	m890_status_t st = M890_SUCCESS;
 
-	if (st)
-		return st;
-	d = ep->dev;
-	t = ep->cfg.max_tokens_per_rank;
-	k = ep->cfg.top_k;
-	h = ep->cfg.hidden;
-	n = ep->info.num_ranks;
 	if (!x || !num_tokens || !topk_idx || !topk_w)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_dispatch_device: NULL array");
-	if (d->need_combine)
+	if (ep->dev->need_combine)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "ep_dispatch_device: the previous dispatch of this EP object has no combine yet (dispatches and combines alternate: the receive halves are reused)");
 	for (int l = 0; l < ep->nlocal && !st; l++) {
@@ -571,42 +565,73 @@ M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
 		if (!st)
 			st = epd_buf(ep, topk_w[l], i, t * k * 4, "topk_w");
 	}
+	return st;
+}
+
+/*
+ * Rank @i's nine packets of dispatch @e (half @hf): route and count on
+ * the card, copy the ids, weights and rows (quantizing MX payloads) into
+ * every peer's half, signal the counts and the arrival, wait for every
+ * peer's, and build the expert lists.
+ */
+static void epd_dispatch_packets(struct m890_ep *ep, uint32_t i, uint64_t e,
+				 int hf, uint32_t tokens, uint64_t x_va,
+				 uint64_t idx_va, uint64_t w_va,
+				 union m890_packet p[9])
+{
+	const struct ep_dev_map *m = &ep->dev->map;
+	uint64_t priv = ep->dev->r[i].priv->va, shared = ep->dev->r[i].shared->va;
+	uint32_t k4 = 4 * ep->cfg.top_k, h2 = 2 * ep->cfg.hidden;
+	uint32_t n = ep->info.num_ranks, type = ep->cfg.dispatch_type;
+
+	pkt_route_send(&p[0], ep, m, priv, i, idx_va, tokens, (uint32_t)e, hf);
+	pkt_wait(&p[1], shared + m->arrival, 0);
+	pkt_rows(&p[2], ep, m, priv, idx_va, k4, k4, priv + m->t_ids[hf], 2 * k4,
+		 M890_ROWS_COPY, 0, 0);
+	pkt_rows(&p[3], ep, m, priv, w_va, k4, k4, priv + m->t_w[hf], 2 * k4,
+		 M890_ROWS_COPY, 0, 0);
+	if (type == M890_TYPE_BF16)
+		pkt_rows(&p[4], ep, m, priv, x_va, h2, h2, priv + m->t_rows[hf],
+			 ep->info.row_bytes, M890_ROWS_COPY, 0, 0);
+	else
+		pkt_rows(&p[4], ep, m, priv, x_va, h2, h2, priv + m->t_rows[hf],
+			 ep->info.row_bytes, M890_ROWS_MX, M890_DTYPE_BF16,
+			 epd_mx(type));
+	pkt_signal_all(&p[5], n, priv + m->t_count[hf], M890_SIGNAL_SET, 0,
+		       priv + m->dest_count[hf]);
+	pkt_signal_all(&p[6], n, priv + m->t_arrival, M890_SIGNAL_ADD, 1, 0);
+	pkt_wait(&p[7], shared + m->arrival, (uint64_t)n * e);
+	pkt_route_recv(&p[8], ep, m, priv, shared, i, hf);
+}
+
+M890_EXPORT m890_status_t m890_ep_dispatch_device(m890_ep_t ep,
+						  m890_ep_layout_t lo,
+						  const m890_buffer_t *x,
+						  const uint32_t *num_tokens,
+						  const m890_buffer_t *topk_idx,
+						  const m890_buffer_t *topk_w,
+						  const m890_stream_t *streams)
+{
+	M890_API_SCOPE;
+	m890_status_t st = epd_call_check(ep, lo, streams, "ep_dispatch_device");
+	struct ep_dev *d;
+	uint64_t e;
+	int hf;
+
+	if (!st)
+		st = epd_dispatch_check(ep, x, num_tokens, topk_idx, topk_w);
 	if (st)
 		return st;
+	d = ep->dev;
 	e = ++d->epoch;
 	hf = (int)(e & 1);
 	for (int l = 0; l < ep->nlocal && !st; l++) {
 		uint32_t i = (uint32_t)m890_comm_local_rank(ep->comm, l);
-		const struct ep_dev_map *m = &d->map;
-		uint64_t priv = d->r[i].priv->va, shared = d->r[i].shared->va;
-		uint32_t type = ep->cfg.dispatch_type;
 		union m890_packet p[9];
 
 		lo->tokens[i] = num_tokens[l];
-		pkt_route_send(&p[0], ep, m, priv, i, topk_idx[l]->va,
-			       num_tokens[l], (uint32_t)e, hf);
-		pkt_wait(&p[1], shared + m->arrival, 0);
-		pkt_rows(&p[2], ep, m, priv, topk_idx[l]->va, (uint32_t)(4 * k),
-			 (uint32_t)(4 * k), priv + m->t_ids[hf], (uint32_t)(8 * k),
-			 M890_ROWS_COPY, 0, 0);
-		pkt_rows(&p[3], ep, m, priv, topk_w[l]->va, (uint32_t)(4 * k),
-			 (uint32_t)(4 * k), priv + m->t_w[hf], (uint32_t)(8 * k),
-			 M890_ROWS_COPY, 0, 0);
-		if (type == M890_TYPE_BF16)
-			pkt_rows(&p[4], ep, m, priv, x[l]->va, (uint32_t)(2 * h),
-				 (uint32_t)(2 * h), priv + m->t_rows[hf],
-				 ep->info.row_bytes, M890_ROWS_COPY, 0, 0);
-		else
-			pkt_rows(&p[4], ep, m, priv, x[l]->va, (uint32_t)(2 * h),
-				 (uint32_t)(2 * h), priv + m->t_rows[hf],
-				 ep->info.row_bytes, M890_ROWS_MX, M890_DTYPE_BF16,
-				 epd_mx(type));
-		pkt_signal_all(&p[5], (uint32_t)n, priv + m->t_count[hf],
-			       M890_SIGNAL_SET, 0, priv + m->dest_count[hf]);
-		pkt_signal_all(&p[6], (uint32_t)n, priv + m->t_arrival,
-			       M890_SIGNAL_ADD, 1, 0);
-		pkt_wait(&p[7], shared + m->arrival, n * e);
-		pkt_route_recv(&p[8], ep, m, priv, shared, i, hf);
+		epd_dispatch_packets(ep, i, e, hf, num_tokens[l], x[l]->va,
+				     topk_idx[l]->va, topk_w[l]->va, p);
 		st = m890_stream_enqueue(streams[l], p, 9);
 	}
 	if (st)

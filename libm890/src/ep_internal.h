@@ -6,6 +6,8 @@
 #ifndef M890_EP_INTERNAL_H
 #define M890_EP_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "internal.h"
 
 #define EP_MAX_TOKENS	65536u
@@ -32,7 +34,13 @@ struct m890_ep {
 	bool per_rank;			/* peers' buffers by registration */
 	int nlocal;			/* ranks in this process */
 	struct ep_rank *r;		/* [n], the local ranks' filled */
-	unsigned int layouts;		/* live layouts */
+	/*
+	 * Live layouts: m890_ep_layout_create() adds one while it holds
+	 * the object, m890_ep_layout_destroy() drops it, each on any
+	 * thread; m890_ep_destroy() reads it before and after taking the
+	 * object out of the registry (see there).
+	 */
+	atomic_uint layouts;
 	struct ep_dev *dev;		/* M890_EP_F_DEVICE_ROUTING, else NULL */
 };
 

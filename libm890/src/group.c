@@ -82,7 +82,6 @@ struct grp_call {
 
 static _Thread_local int grp_depth;
 static _Thread_local struct grp_call *grp_head, **grp_tail;
-static _Thread_local char grp_msg[400];
 
 bool m890_group_active(void)
 {
@@ -261,19 +260,23 @@ bool m890_group_dry(const struct m890_group_state *gs)
 	return gs && gs->mode == GRP_REPLAY && gs->dry;
 }
 
-/* Steps 2 to 4 for @c, whose @nc calls (@calls) collected in @gs. */
-static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
-			       struct grp_call **calls, unsigned int nc,
-			       m890_status_t local, const char *local_msg)
+/*
+ * Step 2, first round: each rank's summary of its group on @c (its local
+ * refusal @local, @local_msg, and the kind and record size of each
+ * call), checked against rank 0's in every process.  The bytes of all
+ * the calls' records in @total.
+ */
+static m890_status_t grp_agree_sums(struct m890_comm *c, struct m890_group_state *gs,
+				    unsigned int nc, m890_status_t local,
+				    const char *local_msg, size_t *total)
 {
 	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
 	const void *mine[M890_COMM_MAX_RANKS];
 	struct m890_group_sum *own, *sums;
-	unsigned char *blob = NULL, *allb = NULL;
-	size_t total = 0, off;
 	m890_status_t st;
 	char msg[400];
 
+	*total = 0;
 	own = calloc(1, sizeof(*own));
 	sums = calloc((size_t)n, sizeof(*sums));
 	if (!own || !sums) {
@@ -290,19 +293,36 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 			continue;
 		memcpy(own->call[k].what, e->what, sizeof(own->call[k].what));
 		own->call[k].bytes = e->bytes;
-		total += e->bytes;
+		*total += e->bytes;
 	}
 	for (int l = 0; l < m; l++)
 		mine[l] = own;
 	st = m890_comm_allgather_now(c, "group", mine, sizeof(*own), sums);
-	if (st)
-		goto out;
-	st = m890_group_sum_check(n, sums, msg, sizeof(msg));
-	if (st) {
-		st = m890_fail(st, "%s", msg);
-		goto out;
+	if (!st) {
+		st = m890_group_sum_check(n, sums, msg, sizeof(msg));
+		if (st)
+			st = m890_fail(st, "%s", msg);
 	}
-	/* Every rank's calls agree: one round for all their records. */
+out:
+	free(own);
+	free(sums);
+	return st;
+}
+
+/*
+ * Step 2, second round: every call's records in one exchange of @total
+ * bytes per rank, then each call's share of every rank's into its
+ * entry's @all.  The ranks agreed already: a failure is sticky.
+ */
+static m890_status_t grp_agree_records(struct m890_comm *c, struct m890_group_state *gs,
+				       unsigned int nc, size_t total)
+{
+	int n = m890_comm_ranks(c), m = m890_comm_nlocal(c);
+	const void *mine[M890_COMM_MAX_RANKS];
+	unsigned char *blob, *allb;
+	m890_status_t st;
+	size_t off = 0;
+
 	blob = malloc(total * (size_t)m + 1);
 	allb = malloc(total * (size_t)n + 1);
 	if (!blob || !allb) {
@@ -310,7 +330,6 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 					 "group: out of memory between the agreement rounds");
 		goto out;
 	}
-	off = 0;
 	for (unsigned int k = 0; k < nc; k++) {
 		size_t b = gs->calls[k].e->bytes;
 
@@ -322,43 +341,50 @@ static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
 	for (int l = 0; l < m; l++)
 		mine[l] = blob + (size_t)l * total;
 	st = m890_comm_allgather_now(c, "group records", mine, total, allb);
-	if (st)
-		goto out;
 	off = 0;
-	for (unsigned int k = 0; k < nc; k++) {
+	for (unsigned int k = 0; k < nc && !st; k++) {
 		struct grp_entry *e = gs->calls[k].e;
 
 		e->all = malloc(e->bytes * (size_t)n + 1);
 		if (!e->all) {
 			st = m890_comm_set_error(c, M890_ERROR_OUT_OF_HOST_MEMORY,
 						 "group: out of memory between the agreement rounds");
-			goto out;
+			break;
 		}
 		for (int j = 0; j < n; j++)
 			memcpy(e->all + (size_t)j * e->bytes,
 			       allb + (size_t)j * total + off, e->bytes);
 		off += e->bytes;
 	}
-	/* Step 3, dry; step 4, for real. */
-	gs->mode = GRP_REPLAY;
+out:
+	free(blob);
+	free(allb);
+	return st;
+}
+
+/* Steps 2 to 4 for @c, whose @nc calls (@calls) collected in @gs. */
+static m890_status_t grp_agree(struct m890_comm *c, struct m890_group_state *gs,
+			       struct grp_call **calls, unsigned int nc,
+			       m890_status_t local, const char *local_msg)
+{
+	size_t total;
+	m890_status_t st = grp_agree_sums(c, gs, nc, local, local_msg, &total);
+
+	if (!st)
+		st = grp_agree_records(c, gs, nc, total);
+	/* Step 3, dry (every call's global checks); step 4, for real. */
+	if (!st)
+		gs->mode = GRP_REPLAY;
 	for (int pass = 0; pass < 2 && !st; pass++) {
 		gs->dry = pass == 0;
 		for (unsigned int k = 0; k < nc && !st; k++) {
 			gs->cur = k;
 			gs->calls[k].cursor = 0;
 			st = grp_invoke(&calls[k]->g);
-			if (st && pass == 0) {
-				snprintf(msg, sizeof(msg), "group call %u: %s", k,
-					 m890_last_detail());
-				st = m890_fail(st, "%s", msg);
-			}
+			if (st && pass == 0)
+				st = m890_fail_wrap(st, NULL, "group call %u", k);
 		}
 	}
-out:
-	free(own);
-	free(sums);
-	free(blob);
-	free(allb);
 	return st;
 }
 
@@ -368,7 +394,7 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 {
 	struct m890_group_state gs = { .mode = GRP_COLLECT, .ncalls = nc };
 	m890_status_t st = m890_comm_usable(c), local = M890_SUCCESS;
-	char local_msg[M890_COLL_MSG] = "";
+	struct m890_saved_error refusal = { "" };
 
 	if (st)
 		return st;
@@ -379,7 +405,7 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 		local = m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				  "%u calls on one communicator, more than %d",
 				  nc, M890_GROUP_MAX_CALLS);
-		snprintf(local_msg, sizeof(local_msg), "%s", m890_last_detail());
+		m890_error_save(&refusal);
 	}
 	*m890_comm_group(c) = &gs;
 	for (unsigned int k = 0; k < nc && !local; k++) {
@@ -388,13 +414,13 @@ static m890_status_t grp_run_comm(struct m890_comm *c, struct grp_call **calls,
 		if (st == GROUP_COLLECTED)
 			continue;
 		/* Stopped before its agreement: a local refusal of the group. */
-		local = st ? st : M890_ERROR_SYSTEM;
-		snprintf(local_msg, sizeof(local_msg), "call %u: %s", k,
-			 st ? m890_last_detail() : "no agreement");
+		local = st ? m890_fail_wrap(st, NULL, "call %u", k) :
+			m890_fail(M890_ERROR_SYSTEM, "call %u: no agreement", k);
+		m890_error_save(&refusal);
 	}
 	st = m890_comm_usable(c);
 	if (!st)
-		st = grp_agree(c, &gs, calls, local ? 0 : nc, local, local_msg);
+		st = grp_agree(c, &gs, calls, local ? 0 : nc, local, refusal.detail);
 	*m890_comm_group(c) = NULL;
 	for (unsigned int k = 0; k < nc; k++) {
 		for (unsigned int x = 0; x < gs.calls[k].ne; x++)
@@ -410,6 +436,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 {
 	M890_API_SCOPE;
 	struct grp_call *list, *k, **calls;
+	struct m890_saved_error cause;
 	m890_status_t first = M890_SUCCESS;
 	unsigned int total = 0;
 
@@ -426,6 +453,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 	calls = calloc(total + 1, sizeof(*calls));
 	if (!calls) {
 		first = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "group_end: out of memory");
+		m890_error_save(&cause);
 		goto out;
 	}
 	/* Communicators in the order of their first call. */
@@ -445,7 +473,7 @@ M890_EXPORT m890_status_t m890_group_end(void)
 			st = grp_run_comm(c, calls, nc);
 		if (st && !first) {
 			first = st;
-			snprintf(grp_msg, sizeof(grp_msg), "%s", m890_last_detail());
+			m890_error_save(&cause);
 		}
 		for (unsigned int y = 0; y < nc; y++)
 			calls[y]->g.c = NULL;	/* done */
@@ -460,6 +488,6 @@ out:
 	}
 	free(calls);
 	if (first)
-		return m890_fail(first, "%s", grp_msg);
+		return m890_error_restore(first, &cause);
 	return M890_SUCCESS;
 }

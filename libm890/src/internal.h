@@ -105,11 +105,35 @@ struct m890_event {
 	uint64_t device_ns;
 };
 
-/* status.c */
+/*
+ * status.c: the calling thread's last error.  m890_fail() sets it (the
+ * message, and m890_get_last_error()'s copy with the status name);
+ * m890_last_detail() is the message alone.
+ */
+#define M890_DETAIL_BYTES	512
 m890_status_t m890_fail(m890_status_t st, const char *fmt, ...) M890_PRINTF(2, 3);
 m890_status_t m890_errno_status(int err);
 const char *m890_last_detail(void);
 m890_status_t m890_fail_errno(int err, const char *fmt, ...) M890_PRINTF(2, 3);
+/*
+ * struct m890_saved_error - a copy of the last error's message, kept
+ * across cleanup calls that may fail with messages of their own, or
+ * carried to the peers as a rank's refusal.
+ */
+struct m890_saved_error {
+	char detail[M890_DETAIL_BYTES];
+};
+void m890_error_save(struct m890_saved_error *e);
+/* Fail with @st and the message saved in @e. */
+m890_status_t m890_error_restore(m890_status_t st,
+				 const struct m890_saved_error *e);
+/*
+ * Fail with @st and the message "<@fmt ...>: <cause>", the cause being
+ * @e's message or, with @e NULL, the last error's: the one way a caller
+ * puts its context in front of the failure of a call it made.
+ */
+m890_status_t m890_fail_wrap(m890_status_t st, const struct m890_saved_error *e,
+			     const char *fmt, ...) M890_PRINTF(3, 4);
 int64_t m890_monotonic_ns(void);
 
 /* handle.c */

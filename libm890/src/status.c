@@ -16,8 +16,8 @@
 
 #include "internal.h"
 
-static _Thread_local char last_error[512];
-static _Thread_local char last_detail[512];	/* without the status suffix */
+static _Thread_local char last_error[M890_DETAIL_BYTES];
+static _Thread_local char last_detail[M890_DETAIL_BYTES];	/* without the status suffix */
 
 static const char *const status_names[M890_STATUS_COUNT] = {
 	[M890_SUCCESS] = "success",
@@ -62,7 +62,7 @@ const char *m890_last_detail(void)
 _Static_assert(M890_VERSION_MAJOR == M890_BUILD_VERSION_MAJOR &&
 	       M890_VERSION_MINOR == M890_BUILD_VERSION_MINOR &&
 	       M890_VERSION_PATCH == M890_BUILD_VERSION_PATCH,
-	       "libm890/include/m890.h and the file VERSION disagree");
+	       "libm890/include/m890_runtime.h and the file VERSION disagree");
 
 M890_EXPORT m890_status_t m890_get_version(int *version)
 {
@@ -101,6 +101,30 @@ m890_status_t m890_fail(m890_status_t st, const char *fmt, ...)
 	set_message(st, fmt, ap, 0);
 	va_end(ap);
 	return st;
+}
+
+m890_status_t m890_fail_wrap(m890_status_t st, const struct m890_saved_error *e,
+			     const char *fmt, ...)
+{
+	char prefix[M890_DETAIL_BYTES];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	/* m890_fail() formats before it writes: last_detail may be an argument. */
+	return m890_fail(st, "%s: %s", prefix, e ? e->detail : last_detail);
+}
+
+void m890_error_save(struct m890_saved_error *e)
+{
+	memcpy(e->detail, last_detail, sizeof(e->detail));
+}
+
+m890_status_t m890_error_restore(m890_status_t st,
+				 const struct m890_saved_error *e)
+{
+	return m890_fail(st, "%s", e->detail);
 }
 
 /* Map a kernel or libc errno (positive) to a status. */

@@ -255,6 +255,16 @@ static m890_status_t meet_read(struct meet *mt, uint64_t bytes)
 	return st;
 }
 
+/*
+ * Sleep a little before looking again; false once @deadline passed.  A
+ * bare sleep on purpose: what the meeting waits for happens in another
+ * process or VM -- an export appearing on the meeting card, a rank's
+ * SIGNAL landing in the meeting area -- and raises no event on this
+ * card or in this kernel (FABRIC_IMPORT is a one-shot lookup through the
+ * switch, the area is plain HBM), so there is no fence, syncobj or
+ * eventfd to block on.  2 ms keeps the switch traffic of a slow meeting
+ * low and costs little against the seconds-long setup timeout.
+ */
 static bool meet_poll_again(int64_t deadline)
 {
 	struct timespec ts = { 0, 2000000 };
@@ -266,88 +276,89 @@ static bool meet_poll_again(int64_t deadline)
 }
 
 /*
- * Meet the other ranks of @u over the switch: @fids[nranks] returned in
- * rank order.  The meeting card's process keeps @mt->area (exported)
- * until its communicator is built.
+ * The meeting card's process opens the meeting: an area of @bytes,
+ * zeroed (the host copy @mt->hp is) but for the header (magic, number
+ * of ranks), exported under the id's meeting key.
  */
-static m890_status_t meet_fabric(const struct uid *u, int n, int m,
-				 const int *ranks, const m890_device_t *devs,
-				 int64_t deadline, struct meet *mt, uint32_t *fids)
+static m890_status_t meet_open(const struct uid *u, int n, uint64_t bytes,
+			       struct m890_device *md, struct meet *mt)
 {
-	uint64_t bytes = MEET_HDR + 8ull * (uint64_t)n;
-	struct m890_device *md = devs[0];
 	m890_status_t st;
-	void *p;
-	int root = -1;
+	uint64_t hva;
 
-	for (int l = 0; l < m; l++)
-		if (devs[l]->info.fabric_id == u->root_fid)
-			root = l;
-	if (root >= 0)
-		md = devs[root];
-	st = m890_stream_create(md, &mt->s);
+	mt->hp[0] = MEET_MAGIC;
+	mt->hp[1] = (uint64_t)n;
+	st = m890_buffer_alloc(md, bytes, M890_MEM_HBM, &mt->area);
 	if (!st)
-		st = m890_buffer_alloc(md, bytes, M890_MEM_HOST, &mt->host);
+		st = m890_buffer_va(mt->host, &hva);
 	if (!st)
-		st = m890_buffer_map(mt->host, &p);
+		st = m890_buffer_va(mt->area, &mt->va);
+	if (!st)
+		st = m890_memcpy(mt->s, mt->va, hva, bytes);
+	if (!st)
+		st = m890_stream_synchronize(mt->s);
+	if (!st)
+		st = m890_buffer_export_fabric(mt->area, meet_key(u->comm_id));
+	return st;
+}
+
+/*
+ * The other processes join it: a window on the meeting card's area,
+ * waiting until it is exported, and its header checked (@n ranks).
+ */
+static m890_status_t meet_join(const struct uid *u, int n, uint64_t bytes,
+			       struct m890_device *md, int64_t deadline,
+			       struct meet *mt)
+{
+	m890_status_t st;
+
+	for (;;) {
+		int err = m890_window_import_fabric(md, u->root_fid,
+						    meet_key(u->comm_id), &mt->win);
+
+		if (!err)
+			break;
+		if (err == EPERM)
+			return m890_fail(M890_ERROR_NOT_SUPPORTED,
+					 "%s cannot reach the meeting card (fabric id %u): another partition",
+					 md->node, u->root_fid);
+		if (err != ENOENT && err != ENOLINK)
+			return m890_fail_wrap(m890_errno_status(err) ?
+					      m890_errno_status(err) : M890_ERROR_SYSTEM,
+					      NULL, "window on the meeting card (fabric id %u)",
+					      u->root_fid);
+		if (!meet_poll_again(deadline))
+			return m890_fail(M890_ERROR_TIMEOUT,
+					 "the meeting card (fabric id %u) did not open the meeting in time (no rank runs on it yet?)",
+					 u->root_fid);
+	}
+	st = m890_window_va(mt->win, &mt->va);
+	if (!st && mt->win->bytes < MEET_HDR)
+		st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
+			       "the meeting area on fabric id %u is too small", u->root_fid);
+	if (!st)
+		st = meet_read(mt, MEET_HDR);
 	if (st)
 		return st;
-	mt->hp = p;
-	if (root >= 0) {
-		uint64_t hva;
+	if (mt->hp[0] != MEET_MAGIC || mt->hp[1] != (uint64_t)n ||
+	    mt->win->bytes < bytes)
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "the meeting on fabric id %u is for %llu ranks, this process passes %d",
+				 u->root_fid, (unsigned long long)mt->hp[1], n);
+	return M890_SUCCESS;
+}
 
-		memset(p, 0, bytes);
-		mt->hp[0] = MEET_MAGIC;
-		mt->hp[1] = (uint64_t)n;
-		st = m890_buffer_alloc(md, bytes, M890_MEM_HBM, &mt->area);
-		if (!st)
-			st = m890_buffer_va(mt->host, &hva);
-		if (!st)
-			st = m890_buffer_va(mt->area, &mt->va);
-		if (!st)
-			st = m890_memcpy(mt->s, mt->va, hva, bytes);
-		if (!st)
-			st = m890_stream_synchronize(mt->s);
-		if (!st)
-			st = m890_buffer_export_fabric(mt->area, meet_key(u->comm_id));
-		if (st)
-			return st;
-	} else {
-		for (;;) {
-			int err = m890_window_import_fabric(md, u->root_fid,
-							    meet_key(u->comm_id), &mt->win);
+/*
+ * Each local rank writes its slot (its card's fabric id + 1), then every
+ * rank's slot is read until all are set: @fids[n] in rank order.
+ */
+static m890_status_t meet_wait_all(const struct uid *u, int n, int m,
+				   const int *ranks, const m890_device_t *devs,
+				   uint64_t bytes, int64_t deadline,
+				   struct meet *mt, uint32_t *fids)
+{
+	m890_status_t st = M890_SUCCESS;
 
-			if (!err)
-				break;
-			if (err == EPERM)
-				return m890_fail(M890_ERROR_NOT_SUPPORTED,
-						 "%s cannot reach the meeting card (fabric id %u): another partition",
-						 md->node, u->root_fid);
-			if (err != ENOENT && err != ENOLINK)
-				return m890_fail(m890_errno_status(err) ? m890_errno_status(err) :
-						 M890_ERROR_SYSTEM,
-						 "window on the meeting card (fabric id %u): %s",
-						 u->root_fid, m890_last_detail());
-			if (!meet_poll_again(deadline))
-				return m890_fail(M890_ERROR_TIMEOUT,
-						 "the meeting card (fabric id %u) did not open the meeting in time (no rank runs on it yet?)",
-						 u->root_fid);
-		}
-		st = m890_window_va(mt->win, &mt->va);
-		if (!st && mt->win->bytes < MEET_HDR)
-			st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-				       "the meeting area on fabric id %u is too small", u->root_fid);
-		if (!st)
-			st = meet_read(mt, MEET_HDR);
-		if (st)
-			return st;
-		if (mt->hp[0] != MEET_MAGIC || mt->hp[1] != (uint64_t)n ||
-		    mt->win->bytes < bytes)
-			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
-					 "the meeting on fabric id %u is for %llu ranks, this process passes %d",
-					 u->root_fid, (unsigned long long)mt->hp[1], n);
-	}
-	/* Each local rank's slot: its card's fabric id + 1. */
 	for (int l = 0; l < m && !st; l++)
 		st = m890_signal(mt->s, mt->va + MEET_HDR + 8ull * (uint64_t)ranks[l],
 				 (uint64_t)devs[l]->info.fabric_id + 1, M890_SEM_SET);
@@ -381,6 +392,43 @@ static m890_status_t meet_fabric(const struct uid *u, int n, int m,
 	return M890_SUCCESS;
 }
 
+/*
+ * Meet the other ranks of @u over the switch: @fids[nranks] returned in
+ * rank order.  The meeting card's process keeps @mt->area (exported)
+ * until its communicator is built.
+ */
+static m890_status_t meet_fabric(const struct uid *u, int n, int m,
+				 const int *ranks, const m890_device_t *devs,
+				 int64_t deadline, struct meet *mt, uint32_t *fids)
+{
+	uint64_t bytes = MEET_HDR + 8ull * (uint64_t)n;
+	struct m890_device *md = devs[0];
+	m890_status_t st;
+	void *p;
+	int root = -1;
+
+	for (int l = 0; l < m; l++)
+		if (devs[l]->info.fabric_id == u->root_fid)
+			root = l;
+	if (root >= 0)
+		md = devs[root];
+	st = m890_stream_create(md, &mt->s);
+	if (!st)
+		st = m890_buffer_alloc(md, bytes, M890_MEM_HOST, &mt->host);
+	if (!st)
+		st = m890_buffer_map(mt->host, &p);
+	if (st)
+		return st;
+	mt->hp = p;
+	if (root >= 0)
+		memset(p, 0, bytes);
+	st = root >= 0 ? meet_open(u, n, bytes, md, mt) :
+	     meet_join(u, n, bytes, md, deadline, mt);
+	if (!st)
+		st = meet_wait_all(u, n, m, ranks, devs, bytes, deadline, mt, fids);
+	return st;
+}
+
 M890_EXPORT m890_status_t
 m890_comm_init_ranks(const m890_unique_id_t *id, int nranks, int ndevices,
 		     const int *ranks, const m890_device_t *devices,
@@ -394,7 +442,6 @@ m890_comm_init_ranks(const m890_unique_id_t *id, int nranks, int ndevices,
 	struct meet mt = { 0 };
 	m890_status_t st;
 	struct uid u;
-	char msg[300];
 
 	st = uid_get(id, what, &u);
 	if (st)
@@ -439,9 +486,11 @@ m890_comm_init_ranks(const m890_unique_id_t *id, int nranks, int ndevices,
 			 config->timeout_ns == M890_TIMEOUT_INFINITE ? INT64_MAX :
 			 m890_monotonic_ns() + (int64_t)config->timeout_ns, &mt, fids);
 	if (st) {
-		snprintf(msg, sizeof(msg), "%s", m890_last_detail());
+		struct m890_saved_error cause;
+
+		m890_error_save(&cause);
 		meet_close(&mt, false);
-		return m890_fail(st, "%s: %s", what, msg);
+		return m890_fail_wrap(st, &cause, "%s", what);
 	}
 	meet_close(&mt, true);
 	fc.comm_id = u.comm_id;

@@ -13,12 +13,16 @@
  * The whole round runs twice and must give identical bits.  Then skewed
  * routing (every token to expert 0) within capacity, the same with a small
  * capacity (M890_ERROR_CAPACITY, nothing written, the communicator still
- * usable), routing with no expert at all, and the refused calls.
+ * usable), routing with no expert at all, and the refused calls.  Last,
+ * m890_ep_destroy() racing m890_ep_layout_create() of another thread.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tap.h"
 #include "ep_ref.h"
@@ -516,6 +520,128 @@ static void test_refused(void)
 	setup_destroy(&su);
 }
 
+/*
+ * m890_ep_destroy() against m890_ep_layout_create() of another thread.
+ * In each of RACE_ROUNDS rounds on a new EP object, the creator makes a
+ * layout, holds it for RACE_HOLD_NS, checks that the EP object was not
+ * destroyed meanwhile and destroys the layout, RACE_ITERS times; the
+ * main thread calls m890_ep_destroy() until it succeeds, from the moment
+ * the creator enters its first create.  So destroys land inside creates
+ * (the first one, and later ones after the count fell to zero): a
+ * destroy that read "no layout" before the create added its own must
+ * not free the object under it (it re-checks after taking the object
+ * out of the registry).
+ */
+#define RACE_ROUNDS	12
+#define RACE_ITERS	20
+#define RACE_HOLD_NS	300000
+
+struct race {
+	m890_ep_t ep;
+	atomic_int armed;	/* the creator is in its first create */
+	atomic_int made;	/* layouts created */
+	atomic_int destroyed;	/* m890_ep_destroy() succeeded */
+	int orphaned;		/* layouts alive at a successful destroy */
+	int failed;		/* calls with an unexpected status */
+	m890_status_t last;
+};
+
+static void *race_creator(void *arg)
+{
+	const struct timespec hold = { 0, RACE_HOLD_NS };
+	struct race *r = arg;
+
+	for (int it = 0; it < RACE_ITERS; it++) {
+		m890_ep_layout_t lo;
+		m890_status_t st;
+
+		atomic_store(&r->armed, 1);
+		st = m890_ep_layout_create(r->ep, &lo);
+		/* Out of the registry: gone, or a destroy about to fail. */
+		if (st == M890_ERROR_INVALID_HANDLE) {
+			if (atomic_load(&r->destroyed))
+				break;
+			continue;
+		}
+		if (st) {
+			r->failed++;
+			r->last = st;
+			break;
+		}
+		atomic_fetch_add(&r->made, 1);
+		nanosleep(&hold, NULL);
+		if (atomic_load(&r->destroyed)) {
+			/* Freed under the layout: do not touch it again. */
+			r->orphaned++;
+			break;
+		}
+		st = m890_ep_layout_destroy(lo);
+		if (st) {
+			r->failed++;
+			r->last = st;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* One round; adds to the totals. */
+static void race_round(int *made, int *orphaned, int *failed,
+		       m890_status_t *last, unsigned long *refused)
+{
+	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
+	struct race r = { 0 };
+	m890_status_t st;
+	pthread_t t;
+
+	cfg.max_tokens_per_rank = T;
+	cfg.hidden = H;
+	cfg.num_experts = (uint32_t)n;
+	cfg.top_k = 1;
+	TAP_REQUIRE(m890_ep_create(comm, &cfg, &r.ep));
+	if (pthread_create(&t, NULL, race_creator, &r)) {
+		(*failed)++;
+		m890_ep_destroy(r.ep);
+		return;
+	}
+	while (!atomic_load(&r.armed))
+		;
+	for (;;) {
+		st = m890_ep_destroy(r.ep);
+		if (st != M890_ERROR_INVALID_ARGUMENT)
+			break;
+		(*refused)++;
+	}
+	if (!st)
+		atomic_store(&r.destroyed, 1);
+	pthread_join(t, NULL);
+	if (st) {
+		r.failed++;
+		r.last = st;
+		m890_ep_destroy(r.ep);
+	}
+	*made += atomic_load(&r.made);
+	*orphaned += r.orphaned;
+	*failed += r.failed;
+	if (r.failed)
+		*last = r.last;
+}
+
+static void test_destroy_race(void)
+{
+	m890_status_t last = M890_SUCCESS;
+	int made = 0, orphaned = 0, failed = 0;
+	unsigned long refused = 0;
+
+	for (int k = 0; k < RACE_ROUNDS; k++)
+		race_round(&made, &orphaned, &failed, &last, &refused);
+	tap_ok(!orphaned,
+	       "EP destroy racing layout creates: no layout outlives a successful destroy (%d rounds, %d layouts, %lu destroys refused)",
+	       RACE_ROUNDS, made, refused);
+	tap_ok(!failed, "EP destroy race: every call succeeds, is refused or finds the object gone (%s)",
+	       failed ? m890_status_string(last) : "ok");
+}
+
 int main(void)
 {
 	m890_status_t st = m890_device_count(&n);
@@ -537,6 +663,7 @@ int main(void)
 	test_type(M890_TYPE_MXFP4, "MXFP4");
 	test_skew();
 	test_refused();
+	test_destroy_race();
 	TAP_REQUIRE(m890_comm_destroy(comm));
 	for (int i = 0; i < n; i++) {
 		m890_stream_destroy(str[i]);

@@ -3,9 +3,9 @@
 #
 # `make install` with DESTDIR, PREFIX and LIBDIR (default and set) puts
 # every file where it belongs: icnctl and icn-switchd, the tools, libm890
-# with its header and pkg-config file, the man pages (which render), the
-# bash completion, the systemd unit, and the driver's DKMS source with a
-# dkms.conf of the stack's version; the installed programs run; `make
+# with its headers (each compiling alone) and pkg-config file, the man
+# pages (which render), the bash completion, the systemd unit, and the
+# driver's DKMS source with a dkms.conf of the stack's version; the installed programs run; `make
 # uninstall` with the same variables removes it all again.  DKMS itself
 # is not run for a DESTDIR install.  Usage: install_test.sh TOP.  Prints TAP.
 top=$1
@@ -49,6 +49,21 @@ t "libm890.so link" test "$(readlink "$lib/libm890.so")" = libm890.so.1
 t "libm890.so.1 link" test "$(readlink "$lib/libm890.so.1")" = "libm890.so.$ver"
 t "soname libm890.so.1" sh -c "readelf -d '$lib/libm890.so.$ver' | grep -q 'SONAME.*\\[libm890.so.1\\]'"
 t "m890.h installed" test -f "$p/include/m890.h"
+# m890.h includes one header per concern: each is installed and compiles
+# on its own (it includes what it uses), in C and, if there is a C++
+# compiler, in C++.
+for h in m890.h m890_runtime.h m890_compute.h m890_coll.h m890_ep.h; do
+	t "$h installed, compiles alone (C11, -pedantic)" sh -c \
+		"test -f '$p/include/$h' && printf '#include <$h>\n' |
+		 cc -std=c11 -pedantic -Wall -Wextra -Werror -I'$p/include' -x c -fsyntax-only -"
+	if command -v c++ >/dev/null; then
+		t "$h compiles alone in C++" sh -c \
+			"printf '#include <$h>\n' | c++ -Wall -Wextra -Werror -I'$p/include' -x c++ -fsyntax-only -"
+	fi
+done
+t "no header of the source tree is left out of the installation" sh -c \
+	"test \"\$(cd '$top/libm890/include' && ls *.h | sort | tr '\n' ' ')\" = \
+	      \"\$(cd '$p/include' && ls m890*.h | sort | tr '\n' ' ')\""
 t "m890.h has the stack's version" sh -c \
 	"printf '#include <m890.h>\n#include <stdio.h>\nint main(void) { printf(\"%%d.%%d.%%d\", M890_VERSION_MAJOR, M890_VERSION_MINOR, M890_VERSION_PATCH); return 0; }\n' |
 	 cc -x c -I'$p/include' -o '$dest/v' - && test \"\$('$dest/v')\" = $ver && rm -f '$dest/v'"

@@ -56,3 +56,10 @@ $(BUILD)/unit/install_test: tests/unit/install_test.sh
 	printf '#!/bin/sh\nexec sh %s/tests/unit/install_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
 	chmod 755 $@
 unit: $(BUILD)/unit/icnctl_completion_test $(BUILD)/unit/install_test
+
+# libm890's generated API reference is current and covers every export.
+$(BUILD)/unit/apidoc_test: scripts/apidoc.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash %s/scripts/apidoc.sh --check\n' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/apidoc_test
