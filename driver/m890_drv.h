@@ -19,7 +19,9 @@
  *     clears every mapping of the local windows on an export)
  *   m890_device.hbm_lock is a leaf.
  *   m890_device.mmu_lock > m890_device.ctx_users (xarray lock).
- * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
+ * hwq_lock and fence_lock are taken from hard IRQ context (irqsave); queue
+ * errors run in the event interrupt's thread, which takes hwq_lock with
+ * interrupts off.
  */
 #ifndef M890_DRV_H
 #define M890_DRV_H
@@ -179,7 +181,9 @@ struct m890_pt {
  *             (m890_bo.window_link), whose PTEs a revoke clears.
  * @fabric_link: entry in the global list of fabric-attached cards.
  * @fabric_work: sends netlink notifications for fabric events.
- * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
+ * @evt_sw: last port/state seen in SW_EVENT, for @fabric_work.
+ * @qerr_pending: QERR_STATUS bits the event interrupt acknowledged and
+ *                its thread has not handled yet.
  * @fabric_faults: queue stops by a fabric refusal not yet announced.
  * @fabric_fault_addr: faulting VA of the last of them.
  * @num_vec: MSI-X vectors in use, events and queues.
@@ -233,6 +237,7 @@ struct m890_device {
 	struct list_head fabric_link;
 	struct work_struct fabric_work;
 	u32 evt_sw;
+	atomic64_t qerr_pending;
 	atomic_t fabric_faults;
 	u64 fabric_fault_addr;
 	u32 num_vec;

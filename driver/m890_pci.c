@@ -6,7 +6,10 @@
  * the device MMU context table, requests MSI-X vectors (vector 0 for
  * events, then up to one per queue; fewer when the system runs short, and
  * queues then share them: m890_irq_init()), and registers the DRM accel
- * device.  Removal calls drm_dev_unplug() first: from then on every
+ * device.  The event vector is a threaded interrupt, as ivpu's is: its
+ * hard handler acknowledges and wakes the thread, which handles queue
+ * errors and MMU faults; FENCE completions stay in hard interrupt (they
+ * only signal fences).  Removal calls drm_dev_unplug() first: from then on every
  * path that touches the hardware fails its drm_dev_enter() and skips the
  * MMIO, so clients that keep the device open are safe; their pending
  * fences are signalled with -ENODEV.
@@ -224,11 +227,17 @@ bool m890_reset_check(struct m890_device *mdev)
 	return lost;
 }
 
+/*
+ * Hard interrupt of the event vector: acknowledge the events, note the
+ * stopped queues for the thread and wake it; a fabric event only records
+ * SW_EVENT and schedules its work.
+ */
 static irqreturn_t m890_event_irq(int irq, void *arg)
 {
 	struct m890_device *mdev = arg;
-	u32 evt, q;
+	irqreturn_t ret = IRQ_HANDLED;
 	u64 qerr;
+	u32 evt;
 
 	evt = m890_rd(mdev, M890_REG_EVT_STATUS);
 	/* All ones: the card does not answer (reset or surprise removal). */
@@ -239,12 +248,30 @@ static irqreturn_t m890_event_irq(int irq, void *arg)
 	if (evt & (M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT)) {
 		qerr = m890_rd64(mdev, M890_REG_QERR_STATUS);
 		m890_wr64(mdev, M890_REG_QERR_STATUS, qerr);
-		for (q = 0; q < mdev->num_queues; q++)
-			if (qerr & BIT_ULL(q))
-				m890_queue_hw_error(mdev, q);
+		if (qerr) {
+			atomic64_or(qerr, &mdev->qerr_pending);
+			ret = IRQ_WAKE_THREAD;
+		}
 	}
 	if (evt & M890_EVT_FABRIC)
 		m890_fabric_event(mdev);
+	return ret;
+}
+
+/*
+ * Thread of the event vector: fail the work of each stopped queue, stop
+ * the other queues of a faulting context and log (m890_queue_hw_error()),
+ * in process context rather than with interrupts off.
+ */
+static irqreturn_t m890_event_thread(int irq, void *arg)
+{
+	struct m890_device *mdev = arg;
+	u64 qerr = atomic64_xchg(&mdev->qerr_pending, 0);
+	u32 q;
+
+	for (q = 0; q < mdev->num_queues; q++)
+		if (qerr & BIT_ULL(q))
+			m890_queue_hw_error(mdev, q);
 	return IRQ_HANDLED;
 }
 
@@ -257,9 +284,10 @@ MODULE_PARM_DESC(max_vectors,
 static irqreturn_t m890_shared_irq(int irq, void *arg)
 {
 	struct m890_device *mdev = arg;
+	irqreturn_t ret = m890_event_irq(irq, mdev);
 
-	m890_event_irq(irq, mdev);
-	return m890_queue_irq(irq, &mdev->irq_ctx[0]);
+	m890_queue_irq(irq, &mdev->irq_ctx[0]);
+	return ret == IRQ_WAKE_THREAD ? ret : IRQ_HANDLED;
 }
 
 static void m890_irq_fini(struct m890_device *mdev)
@@ -301,11 +329,12 @@ static int m890_irq_request(struct m890_device *mdev, int nvec)
 	if (nvec == 1) {
 		mdev->qvec_base = M890_MSIX_VEC_EVENT;
 		mdev->num_qvec = 1;
-		return request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT),
-				   m890_shared_irq, 0, M890_DRIVER_NAME, mdev);
+		return request_threaded_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT),
+					    m890_shared_irq, m890_event_thread, 0,
+					    M890_DRIVER_NAME, mdev);
 	}
-	ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq, 0,
-			  M890_DRIVER_NAME, mdev);
+	ret = request_threaded_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq,
+				   m890_event_thread, 0, M890_DRIVER_NAME, mdev);
 	if (ret)
 		return ret;
 	mdev->qvec_base = M890_MSIX_VEC_QUEUE0;

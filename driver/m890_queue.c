@@ -29,9 +29,12 @@
  * card reset behind its back, m890_reset_check()); after one, the device
  * recovery fails the pending work of every queue with -EIO instead.
  *
- * A fault of a context (an MMU fault, or a packet the card refuses as a
- * bad opcode or field) marks the context bad (m890_ctx.bad = -EFAULT or
- * -EIO): the faulting queue's work fails with that error, every other
+ * Queue errors and MMU faults arrive on the event vector, whose hard
+ * interrupt handler only acknowledges them and wakes its thread
+ * (m890_pci.c); the thread handles each stopped queue
+ * (m890_queue_hw_error()).  A fault of a context (an MMU fault, or a
+ * packet the card refuses as a bad opcode or field) marks the context
+ * bad (m890_ctx.bad = -EFAULT or -EIO): the faulting queue's work fails with that error, every other
  * queue of the context is reset and its pending work fails with
  * -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
  * every later submission on the context fails with -EIO.  The fault is
@@ -318,8 +321,9 @@ static bool m890_qerr_is_ctx_fault(u32 code)
 
 /*
  * Stop every other queue of @ctx after a fault of @faulted: reset them
- * (without waiting: this runs in hard IRQ; destroy waits for the stop),
- * record the context's error as theirs and fail their work with -ECANCELED.
+ * (without waiting for the stop: this runs under hwq_lock; destroy waits
+ * for it), record the context's error as theirs and fail their work with
+ * -ECANCELED.
  */
 static void m890_ctx_stop_queues(struct m890_device *mdev, struct m890_ctx *ctx,
 				 struct m890_queue *faulted)
@@ -343,82 +347,133 @@ static void m890_ctx_stop_queues(struct m890_device *mdev, struct m890_ctx *ctx,
 }
 
 /**
+ * struct m890_qfault - what the card says about a stopped hardware queue.
+ * @hwq: hardware queue.
+ * @code: enum m890_qerr from Q_STATUS.
+ * @head: Q_ERR_HEAD.
+ * @addr: MMU_FAULT_ADDR for an MMU fault, else 0.
+ * @info: MMU_FAULT_INFO for an MMU fault, else 0.
+ */
+struct m890_qfault {
+	u32 hwq;
+	u32 code;
+	u32 head;
+	u64 addr;
+	u32 info;
+};
+
+static void m890_qfault_read(struct m890_device *mdev, struct m890_qfault *qf)
+{
+	u32 status = m890_rd(mdev, M890_REG_Q(qf->hwq) + M890_Q_STATUS);
+
+	qf->code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
+	qf->head = m890_rd(mdev, M890_REG_Q(qf->hwq) + M890_Q_ERR_HEAD);
+	if (qf->code == M890_QERR_MMU_FAULT) {
+		qf->addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
+		qf->info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
+	}
+}
+
+/*
+ * Fail @q's work for @qf, record it for debugfs and, for a fault of the
+ * context, make the context bad and stop its other queues.  Returns true
+ * if this made the context bad (the fault to log).
+ */
+static bool m890_qfault_apply(struct m890_device *mdev, struct m890_queue *q,
+			      const struct m890_qfault *qf)
+{
+	struct m890_ctx *ctx = q->ctx;
+	int err = m890_qerr_errno(qf->code);
+
+	lockdep_assert_held(&mdev->hwq_lock);
+	m890_fence_process(q);
+	m890_fence_fail_all(q, err);
+	atomic_inc(&ctx->faults);
+	mdev->last_fault.hwq = qf->hwq;
+	mdev->last_fault.code = qf->code;
+	mdev->last_fault.pid = ctx->pid;
+	mdev->last_fault.addr = qf->addr;
+	mdev->last_fault.info = qf->info;
+	mdev->last_fault.count++;
+	/*
+	 * A queue of a context that is already bad was reset by the first
+	 * fault (which may have cleared its own error code): nothing more.
+	 */
+	if (ctx->bad || !m890_qerr_is_ctx_fault(qf->code))
+		return false;
+	WRITE_ONCE(ctx->bad, err);
+	m890_ctx_stop_queues(mdev, ctx, q);
+	return true;
+}
+
+/* Log @qf once per context: the fault that made it bad, or a queue error. */
+static void m890_qfault_log(struct m890_device *mdev, struct m890_ctx *ctx,
+			    const struct m890_qfault *qf, bool first)
+{
+	if (first && qf->code == M890_QERR_MMU_FAULT)
+		drm_err_ratelimited(&mdev->drm,
+				    "pid %d (%s) asid %u: MMU fault at 0x%llx, reason %lu, %s (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, qf->addr,
+				    (unsigned long)((qf->info & M890_FAULT_REASON_MASK) >>
+						    M890_FAULT_REASON_SHIFT),
+				    qf->info & M890_FAULT_WRITE ? "write" : "read", qf->hwq);
+	else if (first)
+		drm_err_ratelimited(&mdev->drm,
+				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, qf->code, qf->head, qf->hwq);
+	else if (!READ_ONCE(ctx->bad))
+		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
+				    qf->hwq, ctx->pid, qf->code, qf->head);
+	else
+		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
+			 qf->hwq, ctx->pid, qf->code);
+}
+
+/**
  * m890_queue_hw_error() - handle a stopped hardware queue.
  * @mdev: device.
  * @hwq: hardware queue index from QERR_STATUS.
  *
- * Completed fences signal normally, the rest with -EFAULT (MMU fault) or
- * -EIO; the queue is dead.  A fault of the context (MMU fault, bad opcode
- * or field) also marks the context bad and stops its other queues (their
- * work fails with -ECANCELED); it is logged once per context.  Other
- * errors (DMA, fabric, ring, unsupported packet) stop only this queue.
- * Context: hard IRQ.
+ * Completed fences signal normally, the rest with -EFAULT (MMU fault),
+ * -ENOSPC (capacity) or -EIO; the queue is dead.  A fault of the context
+ * (MMU fault, bad opcode or field) also marks the context bad and stops
+ * its other queues (their work fails with -ECANCELED); it is logged once
+ * per context.  Other errors (DMA, fabric, ring, unsupported packet) stop
+ * only this queue.  A queue that no longer reports an error (destroyed,
+ * its hardware queue reused, since the interrupt) is left alone.
+ * Context: the event interrupt's thread (m890_pci.c); takes hwq_lock.
  */
 void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 {
+	struct m890_qfault qf = { .hwq = hwq };
 	struct m890_queue *q;
-	struct m890_ctx *ctx;
-	u32 status, code, info = 0;
-	bool first = false;
-	u64 addr = 0;
-	int err;
+	bool applied = false, first = false;
 
-	spin_lock(&mdev->hwq_lock);
+	spin_lock_irq(&mdev->hwq_lock);
 	q = mdev->hwq[hwq];
-	if (!q) {
-		spin_unlock(&mdev->hwq_lock);
+	/* The slot's reference: teardown clears the slot before its put. */
+	if (q)
+		kref_get(&q->ref);
+	spin_unlock_irq(&mdev->hwq_lock);
+	if (!q)
 		return;
-	}
-	ctx = q->ctx;
-	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
-	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-	err = m890_qerr_errno(code);
-	m890_fence_process(q);
-	m890_fence_fail_all(q, err);
-	atomic_inc(&ctx->faults);
-	if (code == M890_QERR_MMU_FAULT) {
-		addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
-		info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
-	}
-	mdev->last_fault.hwq = hwq;
-	mdev->last_fault.code = code;
-	mdev->last_fault.pid = ctx->pid;
-	mdev->last_fault.addr = addr;
-	mdev->last_fault.info = info;
-	mdev->last_fault.count++;
 
-	/*
-	 * A queue of a context that is already bad was reset by the first
-	 * fault (which may have cleared its own error code): log nothing more.
-	 */
-	if (ctx->bad) {
-		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
-			 hwq, ctx->pid, code);
-	} else if (m890_qerr_is_ctx_fault(code)) {
-		WRITE_ONCE(ctx->bad, err);
-		first = true;
-		m890_ctx_stop_queues(mdev, ctx, q);
+	m890_qfault_read(mdev, &qf);
+	if (qf.code == M890_QERR_NONE)
+		goto out_put;
+	spin_lock_irq(&mdev->hwq_lock);
+	if (mdev->hwq[hwq] == q) {
+		applied = true;
+		first = m890_qfault_apply(mdev, q, &qf);
 	}
-
-	if (first && code == M890_QERR_MMU_FAULT)
-		drm_err_ratelimited(&mdev->drm,
-				    "pid %d (%s) asid %u: MMU fault at 0x%llx, reason %lu, %s (queue %u); context stopped\n",
-				    ctx->pid, ctx->comm, ctx->asid, addr,
-				    (unsigned long)((info & M890_FAULT_REASON_MASK) >>
-						    M890_FAULT_REASON_SHIFT),
-				    info & M890_FAULT_WRITE ? "write" : "read", hwq);
-	else if (first)
-		drm_err_ratelimited(&mdev->drm,
-				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
-				    ctx->pid, ctx->comm, ctx->asid, code,
-				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD), hwq);
-	else if (!ctx->bad)
-		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
-				    hwq, ctx->pid, code,
-				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
-	if (code == M890_QERR_FABRIC)
+	spin_unlock_irq(&mdev->hwq_lock);
+	if (!applied)
+		goto out_put;
+	m890_qfault_log(mdev, q->ctx, &qf, first);
+	if (qf.code == M890_QERR_FABRIC)
 		m890_fabric_fault(mdev);
-	spin_unlock(&mdev->hwq_lock);
+out_put:
+	m890_queue_put(&q);
 }
 
 /**
