@@ -27,6 +27,7 @@
 #define M890_DRV_H
 
 #include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/kref.h>
@@ -108,6 +109,17 @@ struct m890_xvm_win;
  * @parked: import mappings (&struct m890_bo_va.park_link) whose handle was
  *          closed while the BO was busy; dropped when the file closes or
  *          the BO is freed, or taken back by a new handle (m890_gem.c).
+ * @resv: reservation object shared by every BO the file created (their
+ *        &drm_gem_object.resv points here): one fence per submission
+ *        covers them all, however many there are (m890_gem.c, "shared
+ *        reservation").
+ * @shared_lock: protects @shared.
+ * @shared: &struct m890_shared_bo of the BOs the file has handles to whose
+ *          reservation object is another (imports, windows, other files'
+ *          BOs): each submission fences those explicitly.
+ * @nshared: entries in @shared.
+ * @frees: BOs sharing @resv whose free waits for fences (m890_gem.c).
+ * @frees_wq: woken when @frees drops to 0.
  */
 struct m890_ctx {
 	struct m890_device *mdev;
@@ -127,6 +139,12 @@ struct m890_ctx {
 	atomic_t faults;
 	spinlock_t park_lock;	/* parked */
 	struct list_head parked;
+	struct dma_resv resv;
+	struct mutex shared_lock;	/* shared, nshared */
+	struct list_head shared;
+	u32 nshared;
+	atomic_t frees;
+	wait_queue_head_t frees_wq;
 };
 
 /**
@@ -273,8 +291,6 @@ struct m890_device {
  * @nqueues: queues of the file, created or being created, counted against
  *            queues_per_file (m890_limits.c).
  * @link: entry in m890_device.files.
- * @closing: set once the file's queues are stopped on close, so its
- *           handles' mappings can go without waiting for jobs.
  */
 struct m890_file {
 	struct m890_device *mdev;
@@ -283,7 +299,6 @@ struct m890_file {
 	u32 queue_next;
 	atomic_t nqueues;
 	struct list_head link;
-	bool closing;
 };
 
 enum m890_bo_kind {
@@ -349,6 +364,13 @@ struct m890_bo_va {
  *           was revoked; the window's PTEs are cleared in every context
  *           and it is never mapped again (m890_bo_revoke(), under
  *           @map_lock).
+ * @resv_ctx: the context whose &m890_ctx.resv the BO uses as its own (one
+ *            reference, dropped after the BO's last use of it), NULL for
+ *            a BO with its own reservation object (peer and fabric windows).
+ * @free_cb: callback on @free_fence for a free that waits (m890_gem.c).
+ * @free_fence: the fences of @resv_ctx's jobs pending at the BO's free.
+ * @free_work: frees the BO once @free_fence signalled (process context).
+ * @free_destroy: what @free_work calls to free the BO.
  */
 struct m890_bo {
 	struct drm_gem_shmem_object shmem;
@@ -373,6 +395,11 @@ struct m890_bo {
 	struct m890_device *peer_dev;
 	struct list_head peer_link;
 	bool revoked;
+	struct m890_ctx *resv_ctx;
+	struct dma_fence_cb free_cb;
+	struct dma_fence *free_fence;
+	struct work_struct free_work;
+	void (*free_destroy)(struct m890_bo *bo);
 };
 
 static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
@@ -387,10 +414,14 @@ static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
  * @link: entry in m890_queue.pending (protected by its fence_lock).
  * @end_tail: ring tail after this submission's FENCE packet.
  * @submitted: when the submission reached the ring, for busy time.
- * @bos: the BOs of the submitting file at submit time, one reference each,
- *       so that neither they nor their VA mappings go away (GEM_CLOSE,
- *       file close) while the job may still use them.
+ * @bos: the BOs of the submitting file at submit time that do not share
+ *       its context's reservation object (imports, windows), one
+ *       reference each, so that neither they nor their VA mappings go
+ *       away (GEM_CLOSE, file close) while the job may still use them.
+ *       The file's own BOs wait for the fence in their free instead.
  * @nbos: entries in @bos.
+ * @dev: the DRM device, one reference while @bos is held, so the retire
+ *       work may free BOs after the file and the card are gone.
  * @retire: drops @bos after the fence signalled (process context).
  */
 struct m890_fence {
@@ -401,6 +432,7 @@ struct m890_fence {
 	ktime_t submitted;
 	struct drm_gem_object **bos;
 	u32 nbos;
+	struct drm_device *dev;
 	struct work_struct retire;
 };
 
@@ -498,9 +530,6 @@ struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t siz
 int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
-		       struct ww_acquire_ctx *ctx);
-void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx);
 int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
 void m890_bo_unmap(struct m890_bo *bo);
 void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);

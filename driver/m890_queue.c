@@ -10,10 +10,12 @@
  * non-zero reserved fields, copies them into the ring, appends a FENCE
  * packet carrying the new sequence number and writes the new tail to the
  * queue's doorbell.  The submission's fence is added to the queue's
- * timeline syncobj at point = seqno, and as a write fence to the dma_resv
- * of every BO the file has a handle to (locked together with a ww
- * acquire context before the packets reach the ring, so the fence is
- * added to all or, on a locking error, the submission fails untouched).
+ * timeline syncobj at point = seqno, and as a write fence to the
+ * reservation object the file's BOs share and to those of the other BOs
+ * the file has handles to (imports, windows: m890_resv.c), all locked
+ * together with a ww acquire context before the packets reach the ring,
+ * so the fence is added to all or, on a locking error, the submission
+ * fails untouched.  The cost does not grow with the file's own BOs.
  *
  * Ring space is tracked from completed fences: when fence N signals, the
  * card has consumed every slot up to the end of submission N.  A full ring
@@ -61,6 +63,7 @@
 
 #include "m890_drv.h"
 #include "m890_limits.h"
+#include "m890_resv.h"
 
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
 #define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
@@ -740,12 +743,153 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	m890_wr(q->mdev, M890_REG_DOORBELL(q->hwq), q->tail);
 }
 
+/*
+ * Why @q takes no work, checked under @q->lock: 0 if it does; -ENOENT for
+ * a queue being destroyed; -EIO for one stopped by an error, a timeout or
+ * a reset, or in a context made bad by a fault.
+ */
+static int m890_queue_refuses(struct m890_queue *q)
+{
+	int dead = READ_ONCE(q->dead);
+
+	lockdep_assert_held(&q->lock);
+	if (q->torn)
+		return -ENOENT;
+	if (READ_ONCE(q->ctx->bad))
+		return -EIO;
+	if (dead)
+		return dead == -ECANCELED ? -ENOENT : -EIO;
+	return 0;
+}
+
+/*
+ * Stage 1 of a submission: copy the user's @args->count packets into a
+ * kernel buffer and check each there, so nothing changes after the checks.
+ * Returns the buffer (kvfree()) or an ERR_PTR: -ENOMEM, -EFAULT, -EINVAL.
+ */
+static union m890_packet *m890_submit_copy(struct m890_device *mdev,
+					   const struct drm_m890_submit *args)
+{
+	union m890_packet *pkts;
+	u32 i;
+
+	pkts = kvmalloc_array(args->count, sizeof(*pkts), GFP_KERNEL);
+	if (!pkts)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(pkts, u64_to_user_ptr(args->packets),
+			   (size_t)args->count * sizeof(*pkts))) {
+		kvfree(pkts);
+		return ERR_PTR(-EFAULT);
+	}
+	for (i = 0; i < args->count; i++) {
+		if (!m890_packet_valid(mdev, &pkts[i])) {
+			kvfree(pkts);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	return pkts;
+}
+
+/*
+ * Stage 2: wait until @q's ring has @slots free slots.  Ring space is
+ * awaited with neither @q->lock nor drm_dev_enter() held, so the job
+ * timeout (which takes @q->lock), queue destruction and device removal
+ * are never held up by a waiting submitter; the queue is checked again
+ * under the lock after each wait.  Returns 0 with @q->lock held and the
+ * device entered (*@idx), or -ENODEV, -ENOENT, -EIO, -EAGAIN (ring full
+ * for M890_RING_TIMEOUT), -EINTR or -ERESTARTSYS with neither.
+ */
+static int m890_submit_wait_space(struct m890_queue *q, u32 slots, int *idx)
+{
+	long wret, wait_left = M890_RING_TIMEOUT;
+	int ret;
+
+	for (;;) {
+		if (!drm_dev_enter(&q->mdev->drm, idx))
+			return -ENODEV;
+		ret = mutex_lock_interruptible(&q->lock);
+		if (ret)
+			goto out_exit;
+		ret = m890_queue_refuses(q);
+		if (ret)
+			goto out_unlock;
+		if (m890_queue_space(q) >= slots)
+			return 0;
+		mutex_unlock(&q->lock);
+		drm_dev_exit(*idx);
+		if (!wait_left)
+			return -EAGAIN;
+		wret = wait_event_interruptible_timeout(q->space_wq,
+							READ_ONCE(q->dead) ||
+							m890_queue_space(q) >= slots,
+							wait_left);
+		if (wret < 0)
+			return wret;
+		/* Once time is up, one last look under the lock. */
+		wait_left = wret;
+	}
+
+out_unlock:
+	mutex_unlock(&q->lock);
+out_exit:
+	drm_dev_exit(*idx);
+	return ret;
+}
+
+/*
+ * Stage 3: with @q->lock held and ring space for @count + 1 slots, lock
+ * the reservation objects the job fences, give @f the next seqno, fence
+ * them, push the packets and add @f to the timeline syncobj (@chain is
+ * used up on success).  Returns 0 or -ENOMEM, -EINTR, -ERESTARTSYS, -EIO,
+ * -ENOENT with nothing pushed and @f still unused.
+ */
+static int m890_submit_push(struct m890_queue *q, const union m890_packet *pkts, u32 count,
+			    struct m890_fence *f, struct dma_fence_chain *chain)
+{
+	struct m890_device *mdev = q->mdev;
+	struct m890_job_resv jr = { };
+	int ret;
+
+	lockdep_assert_held(&q->lock);
+	ret = m890_job_resv_lock(q->ctx, &jr);
+	if (ret)
+		return ret;
+	/* Lock order: reservations, then reset_sem (see m890_drv.h). */
+	down_read(&mdev->reset_sem);
+	ret = m890_queue_refuses(q);
+	if (ret) {
+		up_read(&mdev->reset_sem);
+		m890_job_resv_unlock(&jr);
+		return ret;
+	}
+	m890_fence_init(q, f, ++q->seqno);
+	/*
+	 * The fence takes over the shared BOs' references: once it is on the
+	 * pending list it may signal and drop them at any time, so the
+	 * reservations are fenced and unlocked first.
+	 */
+	f->bos = jr.objs;
+	f->nbos = jr.nobjs;
+	if (f->nbos) {
+		f->dev = &mdev->drm;
+		drm_dev_get(f->dev);
+	}
+	m890_job_resv_fence(&jr, &f->base);
+	m890_queue_push(q, pkts, count, f);
+	up_read(&mdev->reset_sem);
+	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
+	m890_queue_watch(q);
+	return 0;
+}
+
 /**
  * m890_submit_ioctl() - DRM_IOCTL_M890_SUBMIT.
  * @dev: DRM device.
  * @data: struct drm_m890_submit.
  * @file: caller.
  *
+ * Copies and checks the packets, waits for ring space, then fences and
+ * pushes them (the three stages above).
  * Return: 0 with the new seqno, or -EINVAL, -EFAULT, -ENOENT, -EIO (queue
  * stopped, or its context is bad after a fault), -EAGAIN (ring full for too
  * long), -ERESTARTSYS, -ENODEV.
@@ -755,15 +899,10 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_m890_submit *args = data;
 	struct dma_fence_chain *chain = NULL;
-	struct drm_gem_object **objs;
-	struct ww_acquire_ctx acquire;
 	struct m890_fence *f = NULL;
-	u32 nobjs;
 	union m890_packet *pkts;
-	long wret, wait_left = M890_RING_TIMEOUT;
 	struct m890_queue *q;
 	int idx, ret;
-	u32 i;
 
 	BUILD_BUG_ON(sizeof(union m890_packet) != M890_PKT_SIZE);
 	if (args->flags || args->pad)
@@ -774,24 +913,11 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	q = m890_queue_lookup(mfile, args->queue_id);
 	if (!q)
 		return -ENOENT;
-
-	pkts = kvmalloc_array(args->count, sizeof(*pkts), GFP_KERNEL);
-	if (!pkts) {
-		ret = -ENOMEM;
+	pkts = m890_submit_copy(q->mdev, args);
+	if (IS_ERR(pkts)) {
+		ret = PTR_ERR(pkts);
 		goto out_put;
 	}
-	if (copy_from_user(pkts, u64_to_user_ptr(args->packets),
-			   (size_t)args->count * sizeof(*pkts))) {
-		ret = -EFAULT;
-		goto out_free;
-	}
-	for (i = 0; i < args->count; i++) {
-		if (!m890_packet_valid(q->mdev, &pkts[i])) {
-			ret = -EINVAL;
-			goto out_free;
-		}
-	}
-
 	f = m890_fence_alloc();
 	chain = dma_fence_chain_alloc();
 	if (!f || !chain) {
@@ -799,92 +925,20 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_free;
 	}
 
-	/*
-	 * Ring space is awaited with neither q->lock nor drm_dev_enter() held,
-	 * so the job timeout (which takes q->lock), queue destruction and
-	 * device removal are never held up by a waiting submitter; the queue
-	 * is checked again under the lock after each wait.
-	 */
-	for (;;) {
-		if (!drm_dev_enter(dev, &idx)) {
-			ret = -ENODEV;
-			goto out_free;
-		}
-		ret = mutex_lock_interruptible(&q->lock);
-		if (ret)
-			goto out_exit;
-		if (q->torn) {
-			ret = -ENOENT;
-			goto out_unlock;
-		}
-		if (READ_ONCE(q->ctx->bad)) {
-			ret = -EIO;
-			goto out_unlock;
-		}
-		if (READ_ONCE(q->dead)) {
-			/* A queue being destroyed is gone; any other death is an error. */
-			ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
-			goto out_unlock;
-		}
-		if (m890_queue_space(q) >= args->count + 1)
-			break;
-		mutex_unlock(&q->lock);
-		drm_dev_exit(idx);
-		if (!wait_left) {
-			ret = -EAGAIN;
-			goto out_free;
-		}
-		wret = wait_event_interruptible_timeout(q->space_wq,
-							READ_ONCE(q->dead) ||
-							m890_queue_space(q) >= args->count + 1,
-							wait_left);
-		if (wret < 0) {
-			ret = wret;
-			goto out_free;
-		}
-		/* Once time is up, one last look under the lock. */
-		wait_left = wret;
-	}
-
-	ret = m890_file_bos_lock(file, &objs, &nobjs, &acquire);
+	ret = m890_submit_wait_space(q, args->count + 1, &idx);
 	if (ret)
-		goto out_unlock;
-	/* Lock order: BO reservations, then reset_sem (see m890_drv.h). */
-	down_read(&to_m890(dev)->reset_sem);
-	if (READ_ONCE(q->dead) || READ_ONCE(q->ctx->bad)) {
-		up_read(&to_m890(dev)->reset_sem);
-		m890_file_bos_unlock(objs, nobjs, &acquire);
-		ret = READ_ONCE(q->dead) == -ECANCELED && !READ_ONCE(q->ctx->bad) ?
-		      -ENOENT : -EIO;
-		goto out_unlock;
-	}
-	m890_fence_init(q, f, ++q->seqno);
-	for (i = 0; i < nobjs; i++)
-		dma_resv_add_fence(objs[i]->resv, &f->base, DMA_RESV_USAGE_WRITE);
-	/*
-	 * The fence takes over the BO references: once it is on the pending
-	 * list it may signal and drop them at any time, so the reservations
-	 * are unlocked first and @objs is not touched after the push.
-	 */
-	if (objs)
-		drm_gem_unlock_reservations(objs, nobjs, &acquire);
-	f->bos = objs;
-	f->nbos = nobjs;
-	m890_queue_push(q, pkts, args->count, f);
-	up_read(&to_m890(dev)->reset_sem);
-	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
-	chain = NULL;
-	m890_queue_watch(q);
-	args->seqno = f->base.seqno;
-	/* Drop the creation reference; the list and the syncobj hold theirs. */
-	dma_fence_put(&f->base);
-	f = NULL;
-	ret = 0;
-
-out_unlock:
+		goto out_free;
+	ret = m890_submit_push(q, pkts, args->count, f, chain);
 	mutex_unlock(&q->lock);
-out_exit:
 	drm_dev_exit(idx);
+	if (!ret) {
+		args->seqno = f->base.seqno;
+		/* Drop the creation reference; the list and the syncobj hold theirs. */
+		dma_fence_put(&f->base);
+		f = NULL;
+		chain = NULL;
+	}
+
 out_free:
 	dma_fence_chain_free(chain);
 	kfree(f);
