@@ -50,6 +50,23 @@
 /* Kept in SCRATCH while the card holds the driver's setup ("M890"). */
 #define M890_SCRATCH_ALIVE	0x4d383930
 
+/*
+ * Wait until the card reports READY after a reset: 0, -ETIMEDOUT, or -EIO
+ * when it reports FATAL.
+ */
+static int m890_wait_ready(struct m890_device *mdev)
+{
+	u32 status;
+	int ret;
+
+	ret = read_poll_timeout(m890_rd, status,
+				status & (M890_STATUS_READY | M890_STATUS_FATAL),
+				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
+	if (ret)
+		return ret;
+	return status & M890_STATUS_FATAL ? -EIO : 0;
+}
+
 /**
  * m890_hw_reset() - write CONTROL.RESET and wait until the card is ready.
  * @mdev: device.
@@ -58,16 +75,8 @@
  */
 int m890_hw_reset(struct m890_device *mdev)
 {
-	u32 status;
-	int ret;
-
 	m890_wr(mdev, M890_REG_CONTROL, M890_CONTROL_RESET);
-	ret = read_poll_timeout(m890_rd, status,
-				status & (M890_STATUS_READY | M890_STATUS_FATAL),
-				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
-	if (ret)
-		return ret;
-	return status & M890_STATUS_FATAL ? -EIO : 0;
+	return m890_wait_ready(mdev);
 }
 
 /* Stop (@on false) or resume the card's interrupt handlers. */
@@ -401,9 +410,9 @@ static int m890_read_config(struct m890_device *mdev)
 	}
 	/* a driver for 1.x takes any minor: new minors announce their features in CAPS */
 	mdev->version = m890_rd(mdev, M890_REG_VERSION);
-	if ((mdev->version >> 16) != (M890_SPEC_VERSION >> 16)) {
+	if (M890_SPEC_MAJOR(mdev->version) != M890_SPEC_MAJOR(M890_SPEC_VERSION)) {
 		dev_err(&pdev->dev, "unsupported spec version %u.%u\n",
-			mdev->version >> 16, mdev->version & 0xffff);
+			M890_SPEC_MAJOR(mdev->version), M890_SPEC_MINOR(mdev->version));
 		return -ENODEV;
 	}
 	mdev->caps = m890_rd(mdev, M890_REG_CAPS);
@@ -443,6 +452,39 @@ static void m890_drm_release(struct drm_device *dev, void *res)
 	m890_limits_fini(mdev);
 }
 
+/* Enable the function, map BAR0, read the card's setup and reset it. */
+static int m890_pci_init(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(M890_DMA_ADDR_BITS));
+	if (ret)
+		return ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(M890_BAR_REGS), M890_DRIVER_NAME);
+	if (ret)
+		return ret;
+	mdev->regs = pcim_iomap_table(pdev)[M890_BAR_REGS];
+	if (pci_resource_len(pdev, M890_BAR_REGS) < M890_REGS_SIZE)
+		return -ENODEV;
+
+	ret = m890_read_config(mdev);
+	if (ret)
+		return ret;
+	ret = m890_hw_reset(mdev);
+	if (ret) {
+		dev_err(&pdev->dev, "reset failed: %d\n", ret);
+		return ret;
+	}
+	return 0;
+}
+
 static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct m890_device *mdev;
@@ -470,30 +512,9 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ida_init(&mdev->asid_ida);
 	xa_init(&mdev->ctx_users);
 
-	ret = pcim_enable_device(pdev);
+	ret = m890_pci_init(mdev);
 	if (ret)
 		return ret;
-	pci_set_master(pdev);
-
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
-	if (ret)
-		return ret;
-
-	ret = pcim_iomap_regions(pdev, BIT(M890_BAR_REGS), M890_DRIVER_NAME);
-	if (ret)
-		return ret;
-	mdev->regs = pcim_iomap_table(pdev)[M890_BAR_REGS];
-	if (pci_resource_len(pdev, M890_BAR_REGS) < M890_REGS_SIZE)
-		return -ENODEV;
-
-	ret = m890_read_config(mdev);
-	if (ret)
-		return ret;
-	ret = m890_hw_reset(mdev);
-	if (ret) {
-		dev_err(&pdev->dev, "reset failed: %d\n", ret);
-		return ret;
-	}
 
 	m890_hbm_init(mdev);
 	ret = drmm_add_action(&mdev->drm, m890_drm_release, NULL);
@@ -575,14 +596,8 @@ static void m890_pci_reset_prepare(struct pci_dev *pdev)
 static void m890_pci_reset_done(struct pci_dev *pdev)
 {
 	struct m890_device *mdev = pci_get_drvdata(pdev);
-	u32 status;
-	int ret;
+	int ret = m890_wait_ready(mdev);
 
-	ret = read_poll_timeout(m890_rd, status,
-				status & (M890_STATUS_READY | M890_STATUS_FATAL),
-				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
-	if (!ret && (status & M890_STATUS_FATAL))
-		ret = -EIO;
 	/* The PCI core used up its saved state: keep one for m890_reset_check(). */
 	pci_save_state(pdev);
 	m890_reset_done(mdev, ret);

@@ -36,9 +36,9 @@
  * (m890_pci.c); the thread handles each stopped queue
  * (m890_queue_hw_error()).  A fault of a context (an MMU fault, or a
  * packet the card refuses as a bad opcode or field) marks the context
- * bad (m890_ctx.bad = -EFAULT or -EIO): the faulting queue's work fails with that error, every other
- * queue of the context is reset and its pending work fails with
- * -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
+ * bad (m890_ctx.bad = -EFAULT or -EIO): the faulting queue's work fails
+ * with that error, every other queue of the context is reset and its
+ * pending work fails with -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
  * every later submission on the context fails with -EIO.  The fault is
  * logged once per context, with the opener's pid and command name.  Other
  * files are unaffected; the client recovers by opening a new file.  Errors
@@ -50,6 +50,7 @@
  * the file's xarray only once it is fully built.
  */
 
+#include <linux/bitfield.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
@@ -106,7 +107,13 @@ static const u16 m890_rsvd_dwords[M890_PKT_MOE_ROUTE + 1] = {
 	[M890_PKT_MOE_ROUTE] = 0x0000,
 };
 
+/* 32-bit words of a packet; dword 0 is the header. */
+#define M890_PKT_DWORDS		(M890_PKT_SIZE / sizeof(u32))
+/* MX_QUANT/MX_DEQUANT dword 1: bits 31:16 are reserved (rsvd0). */
+#define M890_MX_DW1_RSVD	GENMASK(31, 16)
 /* REDUCE dword 1 bits 31:16 (flags) and dword 12 (seg_rows): CAPS.ROWS */
+#define M890_REDUCE_DW1_FLAGS	GENMASK(31, 16)
+#define M890_REDUCE_SEG_ROWS_DW	12
 #define M890_REDUCE_FLAGS_VALID	(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)
 
 /*
@@ -140,14 +147,14 @@ static bool m890_packet_valid(struct m890_device *mdev, const union m890_packet 
 		return false;
 	mask = m890_rsvd_dwords[op];
 	if (op == M890_PKT_REDUCE && !(mdev->caps & M890_HWCAP_ROWS))
-		mask |= BIT(12);
-	for (i = 1; i < 16; i++)
+		mask |= BIT(M890_REDUCE_SEG_ROWS_DW);
+	for (i = 1; i < M890_PKT_DWORDS; i++)
 		if ((mask & BIT(i)) && pkt->dw[i])
 			return false;
-	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) && (dw1 & 0xffff0000u))
+	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) && (dw1 & M890_MX_DW1_RSVD))
 		return false;
 	if (op == M890_PKT_REDUCE) {
-		u32 rflags = dw1 >> 16;
+		u32 rflags = FIELD_GET(M890_REDUCE_DW1_FLAGS, dw1);
 
 		if (rflags & ~M890_REDUCE_FLAGS_VALID)
 			return false;
@@ -520,6 +527,87 @@ void m890_queues_reset(struct m890_device *mdev)
 	}
 }
 
+/*
+ * A new queue of @ctx: its ring, fence word and timeline syncobj, not yet
+ * on a hardware queue.  Released with m890_queue_put().
+ */
+static struct m890_queue *m890_queue_alloc(struct m890_device *mdev, struct m890_ctx *ctx)
+{
+	struct m890_queue *q;
+	int ret;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	q->mdev = mdev;
+	kref_init(&q->ref);
+	mutex_init(&q->lock);
+	spin_lock_init(&q->fence_lock);
+	INIT_LIST_HEAD(&q->pending);
+	init_waitqueue_head(&q->space_wq);
+	INIT_DELAYED_WORK(&q->timeout_work, m890_queue_timeout);
+	q->fence_ctx = dma_fence_context_alloc(1);
+	q->ctx = ctx;
+	kref_get(&ctx->ref);
+
+	q->ring = dma_alloc_coherent(mdev->drm.dev, M890_RING_ALLOC, &q->ring_dma, GFP_KERNEL);
+	if (!q->ring) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	q->fence_cpu = (__le64 *)((u8 *)q->ring + M890_RING_BYTES);
+	ret = drm_syncobj_create(&q->syncobj, 0, NULL);
+	if (ret)
+		goto err_ring;
+	return q;
+
+err_ring:
+	dma_free_coherent(mdev->drm.dev, M890_RING_ALLOC, q->ring, q->ring_dma);
+err_free:
+	m890_ctx_put(&q->ctx);
+	mutex_destroy(&q->lock);
+	kfree(q);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Give @q a free hardware queue and start it.  Returns 0, -EBUSY (none
+ * free) or -ENODEV; on error @q holds no hardware queue.
+ */
+static int m890_queue_hw_claim(struct m890_queue *q)
+{
+	struct m890_device *mdev = q->mdev;
+	u32 hwq;
+	int idx;
+
+	mutex_lock(&mdev->queue_lock);
+	hwq = find_first_zero_bit(mdev->hwq_used, mdev->num_queues);
+	if (hwq >= mdev->num_queues) {
+		mutex_unlock(&mdev->queue_lock);
+		return -EBUSY;
+	}
+	set_bit(hwq, mdev->hwq_used);
+	mutex_unlock(&mdev->queue_lock);
+	q->hwq = hwq;
+
+	if (!drm_dev_enter(&mdev->drm, &idx)) {
+		mutex_lock(&mdev->queue_lock);
+		clear_bit(hwq, mdev->hwq_used);
+		mutex_unlock(&mdev->queue_lock);
+		return -ENODEV;
+	}
+	/* Program a card that holds the driver's setup, not one reset behind it. */
+	m890_reset_check(mdev);
+	down_read(&mdev->reset_sem);
+	spin_lock_irq(&mdev->hwq_lock);
+	mdev->hwq[hwq] = q;
+	spin_unlock_irq(&mdev->hwq_lock);
+	m890_queue_hw_start(q);
+	up_read(&mdev->reset_sem);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 /**
  * m890_queue_create_ioctl() - DRM_IOCTL_M890_QUEUE_CREATE.
  * @dev: DRM device.
@@ -531,77 +619,32 @@ void m890_queues_reset(struct m890_device *mdev)
  */
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
-	struct m890_device *mdev = to_m890(dev);
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_m890_queue_create *args = data;
 	struct m890_queue *q;
-	u32 hwq, id, handle;
-	int idx, ret;
+	u32 id, handle;
+	int ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	ret = m890_limit_queue_get(mfile);
 	if (ret)
 		return ret;
-
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q) {
+	q = m890_queue_alloc(to_m890(dev), mfile->ctx);
+	if (IS_ERR(q)) {
 		m890_limit_queue_put(mfile);
-		return -ENOMEM;
+		return PTR_ERR(q);
 	}
-	q->mdev = mdev;
-	kref_init(&q->ref);
-	mutex_init(&q->lock);
-	spin_lock_init(&q->fence_lock);
-	INIT_LIST_HEAD(&q->pending);
-	init_waitqueue_head(&q->space_wq);
-	INIT_DELAYED_WORK(&q->timeout_work, m890_queue_timeout);
-	q->fence_ctx = dma_fence_context_alloc(1);
-	q->ctx = mfile->ctx;
-	kref_get(&q->ctx->ref);
-
-	q->ring = dma_alloc_coherent(dev->dev, M890_RING_ALLOC, &q->ring_dma, GFP_KERNEL);
-	if (!q->ring) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	q->fence_cpu = (__le64 *)((u8 *)q->ring + M890_RING_BYTES);
-
-	ret = drm_syncobj_create(&q->syncobj, 0, NULL);
-	if (ret)
-		goto err_ring;
 
 	/* Reserve the id; lookups see NULL until the queue is stored. */
 	ret = xa_alloc_cyclic(&mfile->queues, &id, NULL, xa_limit_31b, &mfile->queue_next,
 			      GFP_KERNEL);
 	if (ret < 0)
-		goto err_syncobj;
+		goto err_free;
 	q->id = id;
-
-	mutex_lock(&mdev->queue_lock);
-	hwq = find_first_zero_bit(mdev->hwq_used, mdev->num_queues);
-	if (hwq >= mdev->num_queues) {
-		mutex_unlock(&mdev->queue_lock);
-		ret = -EBUSY;
+	ret = m890_queue_hw_claim(q);
+	if (ret)
 		goto err_id;
-	}
-	set_bit(hwq, mdev->hwq_used);
-	mutex_unlock(&mdev->queue_lock);
-	q->hwq = hwq;
-
-	if (!drm_dev_enter(dev, &idx)) {
-		ret = -ENODEV;
-		goto err_hwq;
-	}
-	/* Program a card that holds the driver's setup, not one reset behind it. */
-	m890_reset_check(mdev);
-	down_read(&mdev->reset_sem);
-	spin_lock_irq(&mdev->hwq_lock);
-	mdev->hwq[hwq] = q;
-	spin_unlock_irq(&mdev->hwq_lock);
-	m890_queue_hw_start(q);
-	up_read(&mdev->reset_sem);
-	drm_dev_exit(idx);
 
 	ret = drm_syncobj_get_handle(file, q->syncobj, &handle);
 	if (ret)
@@ -611,7 +654,7 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 	xa_store(&mfile->queues, id, q, GFP_KERNEL);
 	args->queue_id = id;
 	args->syncobj = handle;
-	m890_dbg(mdev, "queue %u on hw queue %u, asid %u\n", id, hwq, q->ctx->asid);
+	m890_dbg(q->mdev, "queue %u on hw queue %u, asid %u\n", id, q->hwq, q->ctx->asid);
 	return 0;
 
 err_stop:
@@ -620,19 +663,10 @@ err_stop:
 	m890_queue_put(&q);
 	m890_limit_queue_put(mfile);
 	return ret;
-err_hwq:
-	mutex_lock(&mdev->queue_lock);
-	clear_bit(hwq, mdev->hwq_used);
-	mutex_unlock(&mdev->queue_lock);
 err_id:
 	xa_erase(&mfile->queues, id);
-err_syncobj:
-	drm_syncobj_put(q->syncobj);
-err_ring:
-	dma_free_coherent(dev->dev, M890_RING_ALLOC, q->ring, q->ring_dma);
 err_free:
-	m890_ctx_put(&q->ctx);
-	kfree(q);
+	m890_queue_put(&q);
 	m890_limit_queue_put(mfile);
 	return ret;
 }
