@@ -32,8 +32,16 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
 #include "m890_resv.h"
+#include "m890_xvm.h"
 
 /*
  * Drops the BO references of signalled fences (m890_fence.c) and runs the
@@ -197,7 +205,7 @@ static int m890_query_ioctl(struct drm_device *dev, void *data, struct drm_file 
  * a handle is left; what kill -9 must give back) and drm-engine-compute,
  * the busy time of the file's queues in ns.
  */
-void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+static void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_memory_stats stats[2] = { };

@@ -34,6 +34,9 @@
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_fence.h"
+#include "m890_mmu.h"
+#include "m890_queue.h"
 
 static const char *m890_fence_driver_name(struct dma_fence *fence)
 {

@@ -45,8 +45,13 @@
 #include <drm/drm_vma_manager.h>
 
 #include "m890_drv.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
 #include "m890_resv.h"
+#include "m890_xvm.h"
 
 #define M890_HBM_CLEAR_CHUNK	SZ_16M
 

@@ -27,6 +27,7 @@
 
 #include "m890_drv.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
 
 #define M890_PT_SIZE		(M890_PT_ENTRIES * sizeof(u64))
 #define M890_LARGE_SIZE		BIT_ULL(M890_LARGE_PAGE_SHIFT)

@@ -44,7 +44,16 @@
 #include <drm/drm_managed.h>
 
 #include "m890_drv.h"
+#include "m890_debugfs.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
+#include "m890_xvm.h"
 
 #define M890_READY_TIMEOUT_US	100000
 /* Kept in SCRATCH while the card holds the driver's setup ("M890"). */

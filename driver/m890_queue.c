@@ -63,7 +63,12 @@
 #include <drm/drm_syncobj.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
 #include "m890_resv.h"
 
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)

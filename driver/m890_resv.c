@@ -38,6 +38,8 @@
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_gem.h"
+#include "m890_mmu.h"
 #include "m890_resv.h"
 
 /**

@@ -66,6 +66,9 @@
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_gem.h"
+#include "m890_xvm.h"
 
 /**
  * struct m890_xvm_win - windows of one card on one export.
