@@ -26,6 +26,11 @@
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_debugfs.h"
+#include "m890_gem.h"
+#include "m890_mmu.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
 
 static int m890_contexts_show(struct seq_file *m, void *data)
 {

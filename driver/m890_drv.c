@@ -7,13 +7,16 @@
  * device address space (&struct m890_ctx) and its own queue namespace;
  * nothing one file creates is reachable by id from another file.
  *
- * Closing a file tears down in this order: m890_release() (the file's
- * &file_operations.release, run before DRM's drm_release()) resets and
- * frees the file's hardware queues, cancelling their fences, so the card
- * has stopped using the file's memory before anything is unmapped; then
- * DRM releases the file's GEM handles (a BO's last reference unmaps it
- * and invalidates the MMU), and m890_postclose() waits for the fences'
- * BO references to be dropped and releases the ASID.
+ * Closing a file goes through DRM's own &drm_file release: DRM first
+ * releases the file's GEM handles while its jobs may still run.  That is
+ * safe because no BO is unmapped under a job: the file's BOs share its
+ * context's reservation object and their free waits for its fences
+ * (m890_resv.c), import mappings of busy BOs are parked (m890_gem.c), and
+ * the jobs hold the file's other BOs (m890_fence.c).  Then
+ * m890_postclose() stops and frees the file's hardware queues (cancelling
+ * their fences, so the card has stopped using the file's memory), waits
+ * for the file's own deferred BO frees -- only those: nothing driver-wide
+ * is flushed -- drops the parked mappings and releases the ASID.
  */
 
 #include <linux/dma-resv.h>
@@ -29,9 +32,21 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
+#include "m890_resv.h"
+#include "m890_xvm.h"
 
-/* Drops the BO references of signalled fences (m890_fence.c). */
+/*
+ * Drops the BO references of signalled fences (m890_fence.c) and runs the
+ * frees that waited for fences (m890_resv.c); drained at module exit.
+ */
 struct workqueue_struct *m890_wq;
 
 static int m890_open(struct drm_device *dev, struct drm_file *file)
@@ -82,8 +97,8 @@ static void m890_postclose(struct drm_device *dev, struct drm_file *file)
 	mutex_unlock(&mdev->files_lock);
 
 	m890_file_queues_fini(mfile);
-	/* Jobs of the file held its BOs: let them go before the file does. */
-	flush_workqueue(m890_wq);
+	/* Its fences have signalled: the frees they held up are under way. */
+	m890_ctx_frees_wait(mfile->ctx);
 	m890_ctx_unpark(mfile->ctx);
 	xa_destroy(&mfile->queues);
 	m890_ctx_release(mfile->ctx);
@@ -192,7 +207,7 @@ static int m890_query_ioctl(struct drm_device *dev, void *data, struct drm_file 
  * a handle is left; what kill -9 must give back) and drm-engine-compute,
  * the busy time of the file's queues in ns.
  */
-void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+static void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_memory_stats stats[2] = { };
@@ -240,35 +255,10 @@ static const struct drm_ioctl_desc m890_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(M890_FABRIC_IMPORT, m890_fabric_import_ioctl, 0),
 };
 
-/*
- * DRM releases a file's GEM handles before &drm_driver.postclose, and 6.12
- * has no hook in between, so the queues are stopped here first: a job in
- * flight then never meets an unmapped BO (it is cancelled instead).
- */
-static int m890_release(struct inode *inode, struct file *filp)
-{
-	struct drm_file *file = filp->private_data;
-	struct m890_file *mfile = file ? file->driver_priv : NULL;
-
-	if (mfile) {
-		m890_file_queues_fini(mfile);
-		WRITE_ONCE(mfile->closing, true);
-	}
-	return drm_release(inode, filp);
-}
-
-/* DRM_ACCEL_FOPS with m890_release() in place of drm_release(). */
+/* The core's accel fops as they are, plus fdinfo (m890_show_fdinfo()). */
 static const struct file_operations m890_fops = {
 	.owner = THIS_MODULE,
-	.open = accel_open,
-	.release = m890_release,
-	.unlocked_ioctl = drm_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
-	.poll = drm_poll,
-	.read = drm_read,
-	.llseek = noop_llseek,
-	.mmap = drm_gem_mmap,
-	.fop_flags = FOP_UNSIGNED_OFFSET,
+	DRM_ACCEL_FOPS,
 	.show_fdinfo = drm_show_fdinfo,
 };
 

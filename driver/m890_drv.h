@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * M890 accel driver: shared types.
+ * M890 accel driver: the device, the open file and the lock order.  Each
+ * .c has its own header for its types and calls (m890_gem.h, m890_mmu.h,
+ * m890_queue.h, ...); this one is included by all of them.
  *
  * Lock order (outer first):
  *   m890_fabric_lock (global) > m890_device.sw_lock
@@ -10,8 +12,10 @@
  *   m890_peer_lock (global, m890_p2p.c) > m890_bo.map_lock
  *   m890_bo.map_lock > BO reservation (shmem pages) > m890_ctx.lock
  *   m890_bo.map_lock > m890_ctx.park_lock (leaf)
- *   m890_queue.lock > BO reservations (ww) > m890_device.reset_sem (read)
+ *   m890_queue.lock > BO reservations (ww: the context's shared one and
+ *     those of its imports) > m890_device.reset_sem (read)
  *     > m890_device.hwq_lock
+ *   m890_queue.lock > m890_ctx.shared_lock (leaf)
  *   m890_queue.lock > m890_device.reset_sem (read: stopping a queue)
  *   m890_device.reset_sem (write: device reset, FLR) > m890_device.sw_lock
  *   m890_device.xvm_lock > m890_device.sw_lock
@@ -19,12 +23,15 @@
  *     clears every mapping of the local windows on an export)
  *   m890_device.hbm_lock is a leaf.
  *   m890_device.mmu_lock > m890_device.ctx_users (xarray lock).
- * hwq_lock and fence_lock are taken from hard IRQ context (irqsave).
+ * hwq_lock and fence_lock are taken from hard IRQ context (irqsave); queue
+ * errors run in the event interrupt's thread, which takes hwq_lock with
+ * interrupts off.
  */
 #ifndef M890_DRV_H
 #define M890_DRV_H
 
 #include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
 #include <linux/idr.h>
 #include <linux/io.h>
 #include <linux/kref.h>
@@ -72,74 +79,10 @@
 
 #define m890_dbg(mdev, fmt, ...) drm_dbg_driver(&(mdev)->drm, fmt, ##__VA_ARGS__)
 
+struct m890_bo;
+struct m890_ctx;
 struct m890_queue;
-struct m890_file;
 struct m890_xvm_win;
-
-/**
- * struct m890_ctx - a device address space (one per open file).
- * @mdev: owning device.
- * @ref: held by the file and by every BO mapped in this context, so the
- *       page tables outlive the file while BOs (e.g. exported) remain.
- * @lock: protects @va_mm and the page-table tree.
- * @asid: hardware context id, 0 once released.
- * @root: top-level table.
- * @retired: empty level-0 tables replaced by a 2 MiB entry, kept (linked
- *           through m890_pt.next) until the context is freed, so the card
- *           never walks freed memory.
- * @va_mm: VA allocator over [M890_VA_START, M890_VA_END).
- * @bad: 0, or the negative errno (-EFAULT MMU fault, -EIO bad packet) of
- *       the fault that made the context bad: every queue of the context
- *       is stopped then and submissions fail (see m890_queue.c).  Written
- *       once, under &m890_device.hwq_lock; read locklessly.
- * @pid: thread-group id of the opener, for fault logs.
- * @comm: command name of the opener, for fault logs.
- * @hbm_bytes: bytes of this card's HBM mapped in the context (the BOs the
- *             file created); returns to 0 when they are all freed.
- * @host_bytes: bytes of the host BOs the file created that are alive,
- *              counted against host_mb_per_file (m890_limits.c).
- * @uid: real uid of the opener; its ASID counts against contexts_per_user.
- * @busy_ns: nanoseconds during which at least one of the context's queues
- *           had work outstanding, accumulated as fences signal.
- * @faults: execution errors (MMU faults and others) of its queues.
- * @park_lock: protects @parked (a leaf lock).
- * @parked: import mappings (&struct m890_bo_va.park_link) whose handle was
- *          closed while the BO was busy; dropped when the file closes or
- *          the BO is freed, or taken back by a new handle (m890_gem.c).
- */
-struct m890_ctx {
-	struct m890_device *mdev;
-	struct kref ref;
-	struct mutex lock;	/* VA allocator and page tables */
-	u32 asid;
-	struct m890_pt *root;
-	struct m890_pt *retired;
-	struct drm_mm va_mm;
-	int bad;
-	pid_t pid;
-	char comm[TASK_COMM_LEN];
-	atomic64_t hbm_bytes;
-	atomic64_t host_bytes;
-	kuid_t uid;
-	atomic64_t busy_ns;
-	atomic_t faults;
-	spinlock_t park_lock;	/* parked */
-	struct list_head parked;
-};
-
-/**
- * struct m890_pt - one page table (512 entries) and its children.
- * @cpu: CPU view of the table (coherent DMA memory).
- * @dma: bus address written into the parent entry.
- * @child: lower-level tables (NULL for level 0).
- * @next: next table on m890_ctx.retired.
- */
-struct m890_pt {
-	u64 *cpu;
-	dma_addr_t dma;
-	struct m890_pt **child;
-	struct m890_pt *next;
-};
 
 /**
  * struct m890_device - one M890 card.
@@ -179,7 +122,9 @@ struct m890_pt {
  *             (m890_bo.window_link), whose PTEs a revoke clears.
  * @fabric_link: entry in the global list of fabric-attached cards.
  * @fabric_work: sends netlink notifications for fabric events.
- * @evt_port: last port/state seen in SW_EVENT, for @fabric_work.
+ * @evt_sw: last port/state seen in SW_EVENT, for @fabric_work.
+ * @qerr_pending: QERR_STATUS bits the event interrupt acknowledged and
+ *                its thread has not handled yet.
  * @fabric_faults: queue stops by a fabric refusal not yet announced.
  * @fabric_fault_addr: faulting VA of the last of them.
  * @num_vec: MSI-X vectors in use, events and queues.
@@ -233,6 +178,7 @@ struct m890_device {
 	struct list_head fabric_link;
 	struct work_struct fabric_work;
 	u32 evt_sw;
+	atomic64_t qerr_pending;
 	atomic_t fabric_faults;
 	u64 fabric_fault_addr;
 	u32 num_vec;
@@ -268,8 +214,6 @@ struct m890_device {
  * @nqueues: queues of the file, created or being created, counted against
  *            queues_per_file (m890_limits.c).
  * @link: entry in m890_device.files.
- * @closing: set once the file's queues are stopped on close, so its
- *           handles' mappings can go without waiting for jobs.
  */
 struct m890_file {
 	struct m890_device *mdev;
@@ -278,176 +222,6 @@ struct m890_file {
 	u32 queue_next;
 	atomic_t nqueues;
 	struct list_head link;
-	bool closing;
-};
-
-enum m890_bo_kind {
-	M890_BO_KIND_HOST,
-	M890_BO_KIND_HBM,
-	M890_BO_KIND_PEER,
-};
-
-/**
- * struct m890_bo_va - mapping of a BO in the context of a file that
- * imported it (a dma-buf of a BO of the same card opened by another file).
- * @link: entry in m890_bo.imports.
- * @ctx: the importer's context (one reference).
- * @node: VA range in @ctx.
- * @handles: handles of the importing file to the BO; the mapping goes
- *           with the last of them (m890_bo_close()), or is parked.
- * @bo: the BO (no reference: the entry goes with the BO).
- * @park_link: entry in m890_ctx.parked while parked, else empty.
- */
-struct m890_bo_va {
-	struct list_head link;
-	struct m890_ctx *ctx;
-	struct drm_mm_node node;
-	u32 handles;
-	struct m890_bo *bo;
-	struct list_head park_link;
-};
-
-/**
- * struct m890_bo - any M890 buffer object.
- * @shmem: GEM shmem object; only host BOs use its pages, the others use
- *         only @shmem.base.
- * @kind: enum m890_bo_kind.
- * @ctx: context the BO is mapped in (one reference), NULL if unmapped:
- *       the creator's, or for a peer window the first opener's.
- * @va_node: VA range in @ctx.
- * @large_ptes: 2 MiB PTEs of the mapping in @ctx (for debugfs).
- * @map_lock: protects @ctx on a peer window's first open, and @imports.
- *            Not the reservation lock: mapping a host BO takes that one.
- * @imports: &struct m890_bo_va of other files of the card that opened the
- *           BO through a dma-buf; each is unmapped when its file's last
- *           handle to the BO goes (or with the BO).
- * @hbm_node: HBM range (HBM BOs).
- * @dummy_page: page that CPU mappings of an HBM BO show once the card is
- *              gone (allocated on the first such fault, freed with the BO).
- * @peer_buf: exporter's dma-buf (peer windows, one reference).
- * @peer_offset: HBM offset on the peer (peer windows).
- * @peer_fabric_id: fabric id of the peer (peer windows).
- * @exported: an HBM BO offered to other VMs (under m890_device.xvm_lock).
- * @export_slot: its switch export slot.
- * @export_key: its key.
- * @window: for a window opened by DRM_M890_FABRIC_IMPORT, the card's count
- *          of windows on that export (one reference, m890_xvm.c).
- * @window_owner: for a window on a card of this system, that card (a
- *                reference on its DRM device); NULL otherwise.
- * @window_slot: the export slot of the window.
- * @window_link: entry in the owner's m890_device.xvm_local (under its
- *               xvm_lock), empty once revoked.
- * @peer_dev: exporting card (peer windows); compared only, never
- *            dereferenced: @peer_buf keeps that &drm_device allocated.
- * @peer_link: entry in the list of live peer windows (m890_p2p.c).
- * @revoked: the exporting card's driver instance went away or the export
- *           was revoked; the window's PTEs are cleared in every context
- *           and it is never mapped again (m890_bo_revoke(), under
- *           @map_lock).
- */
-struct m890_bo {
-	struct drm_gem_shmem_object shmem;
-	enum m890_bo_kind kind;
-	struct m890_ctx *ctx;
-	struct drm_mm_node va_node;
-	u32 large_ptes;
-	struct mutex map_lock;	/* ctx (first open), imports */
-	struct list_head imports;
-	struct drm_mm_node hbm_node;
-	struct page *dummy_page;
-	struct dma_buf *peer_buf;
-	u64 peer_offset;
-	u32 peer_fabric_id;
-	bool exported;
-	u32 export_slot;
-	u64 export_key;
-	struct m890_xvm_win *window;
-	struct m890_device *window_owner;
-	u32 window_slot;
-	struct list_head window_link;
-	struct m890_device *peer_dev;
-	struct list_head peer_link;
-	bool revoked;
-};
-
-static inline struct m890_bo *to_m890_bo(struct drm_gem_object *obj)
-{
-	return container_of(obj, struct m890_bo, shmem.base);
-}
-
-/**
- * struct m890_fence - completion of one submission.
- * @base: the dma_fence; its lock is @lock so it never outlives the queue's.
- * @lock: lock of @base.
- * @link: entry in m890_queue.pending (protected by its fence_lock).
- * @end_tail: ring tail after this submission's FENCE packet.
- * @submitted: when the submission reached the ring, for busy time.
- * @bos: the BOs of the submitting file at submit time, one reference each,
- *       so that neither they nor their VA mappings go away (GEM_CLOSE,
- *       file close) while the job may still use them.
- * @nbos: entries in @bos.
- * @retire: drops @bos after the fence signalled (process context).
- */
-struct m890_fence {
-	struct dma_fence base;
-	spinlock_t lock;	/* dma_fence state of base */
-	struct list_head link;
-	u32 end_tail;
-	ktime_t submitted;
-	struct drm_gem_object **bos;
-	u32 nbos;
-	struct work_struct retire;
-};
-
-/**
- * struct m890_queue - a hardware queue owned by a file.
- * @mdev: device.
- * @ref: held by the file's xarray and by each ioctl using the queue.
- * @lock: serializes submissions and destruction; protects @tail, @seqno.
- * @hwq: hardware queue index.
- * @id: id in the file.
- * @ctx: address space (one reference).
- * @ring: ring slots (coherent DMA), followed by the fence word.
- * @ring_dma: bus address of @ring.
- * @fence_cpu: the fence word written by the device.
- * @tail: free-running slot counter (next doorbell value).
- * @seqno: last submitted sequence number.
- * @fence_ctx: dma_fence context.
- * @fence_lock: protects @pending, @done_tail and @dead.
- * @pending: unsignalled m890_fence, oldest first.
- * @done_tail: ring tail behind the last completed fence.
- * @dead: error code once the queue stopped (0 while running).
- * @space_wq: woken when ring space frees up or the queue dies.
- * @syncobj: timeline syncobj (one reference).
- * @torn: set under @lock once the hardware queue was given back.
- * @watch_seqno: oldest pending seqno seen by the last timeout check.
- * @timeout_work: job timeout check.
- * @last_done: when the previous fence signalled (under @fence_lock), so
- *             overlapping submissions count once in the busy time.
- */
-struct m890_queue {
-	struct m890_device *mdev;
-	struct kref ref;
-	struct mutex lock;	/* submission vs. teardown, tail, seqno */
-	u32 hwq;
-	u32 id;
-	struct m890_ctx *ctx;
-	union m890_packet *ring;
-	dma_addr_t ring_dma;
-	__le64 *fence_cpu;
-	u32 tail;
-	u64 seqno;
-	u64 fence_ctx;
-	spinlock_t fence_lock;	/* pending, done_tail, dead (IRQ) */
-	struct list_head pending;
-	u32 done_tail;
-	int dead;
-	wait_queue_head_t space_wq;
-	struct drm_syncobj *syncobj;
-	bool torn;
-	u64 watch_seqno;
-	struct delayed_work timeout_work;
-	ktime_t last_done;
 };
 
 static inline u32 m890_rd(struct m890_device *mdev, u32 reg)
@@ -476,98 +250,5 @@ static inline void m890_wr64(struct m890_device *mdev, u32 reg, u64 val)
 /* m890_drv.c */
 extern const struct drm_driver m890_drm_driver;
 extern struct workqueue_struct *m890_wq;
-
-void m890_show_fdinfo(struct drm_printer *p, struct drm_file *file);
-
-/* m890_pci.c */
-int m890_hw_reset(struct m890_device *mdev);
-int m890_device_reset(struct m890_device *mdev);
-void m890_reset_prepare(struct m890_device *mdev);
-int m890_reset_done(struct m890_device *mdev, int ret);
-bool m890_reset_check(struct m890_device *mdev);
-int m890_pci_register(void);
-void m890_pci_unregister(void);
-
-/* m890_gem.c */
-struct drm_gem_object *m890_gem_create_object(struct drm_device *dev, size_t size);
-int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_bo_info_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
-		       struct ww_acquire_ctx *ctx);
-void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx);
-int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx);
-void m890_bo_unmap(struct m890_bo *bo);
-void m890_bo_init(struct m890_bo *bo, enum m890_bo_kind kind);
-void m890_bo_revoke(struct m890_bo *bo);
-int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file);
-void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file);
-void m890_ctx_unpark(struct m890_ctx *ctx);
-u64 m890_bo_va(struct m890_bo *bo, struct m890_ctx *ctx);
-void m890_hbm_init(struct m890_device *mdev);
-void m890_hbm_fini(struct m890_device *mdev);
-extern const struct drm_gem_object_funcs m890_peer_funcs;
-
-/* m890_mmu.c */
-int m890_mmu_hw_init(struct m890_device *mdev);
-void m890_mmu_hw_enable(struct m890_device *mdev);
-void m890_mmu_hw_fini(struct m890_device *mdev);
-struct m890_ctx *m890_ctx_create(struct m890_device *mdev);
-void m890_ctx_release(struct m890_ctx *ctx);
-void m890_ctx_put(struct m890_ctx **ctx);
-int m890_ctx_va_alloc(struct m890_ctx *ctx, struct drm_mm_node *node, u64 size);
-void m890_ctx_va_free(struct m890_ctx *ctx, struct drm_mm_node *node);
-int m890_mmu_map(struct m890_ctx *ctx, u64 va, u64 addr, u64 size, u64 flags, u32 *large);
-void m890_mmu_unmap(struct m890_ctx *ctx, u64 va, u64 size);
-void m890_mmu_invalidate(struct m890_ctx *ctx);
-
-/* m890_queue.c */
-extern unsigned int m890_job_timeout_ms;
-int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-void m890_file_queues_fini(struct m890_file *mfile);
-int m890_queue_state(struct m890_file *mfile, struct drm_m890_queue_state *st);
-void m890_queue_hw_error(struct m890_device *mdev, u32 q);
-void m890_queues_unplug(struct m890_device *mdev);
-void m890_queues_reset(struct m890_device *mdev);
-
-/* m890_fence.c */
-struct m890_fence *m890_fence_alloc(void);
-void m890_fence_init(struct m890_queue *q, struct m890_fence *f, u64 seqno);
-void m890_fence_process(struct m890_queue *q);
-bool m890_fence_track(struct m890_queue *q, struct m890_fence *f);
-void m890_fence_fail_all(struct m890_queue *q, int err);
-irqreturn_t m890_queue_irq(int irq, void *arg);
-
-/* m890_p2p.c */
-struct dma_buf *m890_hbm_export(struct drm_gem_object *obj, int flags);
-struct dma_buf *m890_host_export(struct drm_gem_object *obj, int flags);
-struct drm_gem_object *m890_gem_prime_import(struct drm_device *dev, struct dma_buf *buf);
-void m890_p2p_revoke(struct m890_device *mdev);
-
-/* m890_fabric.c (switch access), m890_netlink.c (the "icn" family) */
-int m890_fabric_init(void);
-void m890_fabric_fini(void);
-void m890_fabric_add(struct m890_device *mdev);
-void m890_fabric_remove(struct m890_device *mdev);
-void m890_fabric_event(struct m890_device *mdev);
-void m890_fabric_fault(struct m890_device *mdev);
-int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer);
-struct m890_device *m890_fabric_card_get(u32 fabric_id);
-int m890_sw_cmd(struct m890_device *mdev, u32 op, u32 arg, u64 arg0, u64 arg1,
-		u64 *data, unsigned int n);
-void m890_fabric_work(struct work_struct *work);
-
-/* m890_xvm.c */
-void m890_xvm_init(struct m890_device *mdev);
-void m890_xvm_fini(struct m890_device *mdev);
-void m890_xvm_bo_free(struct m890_bo *bo);
-int m890_fabric_export_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_fabric_revoke_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
-
-/* m890_debugfs.c */
-void m890_debugfs_init(struct m890_device *mdev);
 
 #endif /* M890_DRV_H */

@@ -181,7 +181,7 @@ void m890_fabric_event(struct m890_device *mdev)
  * Records the faulting address for the "errors" group and schedules the
  * notification; faults that arrive before it is sent are merged.
  *
- * Context: hard IRQ.
+ * Context: the event interrupt's thread.
  */
 void m890_fabric_fault(struct m890_device *mdev)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the switch access (m890_fabric.c) and the "icn" generic
- * netlink family (m890_netlink.c) only; the rest of the driver uses the
- * m890_fabric_*() calls of m890_drv.h.
+ * M890 accel driver: the switch access (m890_fabric.c) and the "icn"
+ * generic netlink family (m890_netlink.c).  The first part is what the
+ * rest of the driver calls; the second is shared by those two files only.
  */
 #ifndef M890_FABRIC_H
 #define M890_FABRIC_H
@@ -11,6 +11,20 @@
 #include <linux/types.h>
 
 #include "m890_drv.h"
+
+int m890_fabric_init(void);
+void m890_fabric_fini(void);
+void m890_fabric_add(struct m890_device *mdev);
+void m890_fabric_remove(struct m890_device *mdev);
+void m890_fabric_event(struct m890_device *mdev);
+void m890_fabric_fault(struct m890_device *mdev);
+int m890_fabric_peer_check(struct m890_device *mdev, struct m890_device *peer);
+struct m890_device *m890_fabric_card_get(u32 fabric_id);
+int m890_sw_cmd(struct m890_device *mdev, u32 op, u32 arg, u64 arg0, u64 arg1,
+		u64 *data, unsigned int n);
+void m890_fabric_work(struct work_struct *work);
+
+/* Shared by m890_fabric.c and m890_netlink.c only. */
 
 /* Protects the attached-card list and the announced switch state. */
 extern struct mutex m890_fabric_lock;

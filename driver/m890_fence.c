@@ -16,20 +16,27 @@
  * Each fence has its own spinlock, so a fence held by a syncobj or a
  * sync_file never points at a freed queue.
  *
- * A fence also holds a reference to every BO of the submitting file at
- * submit time (the driver cannot tell which of them the packets use).
+ * The file's own BOs share its context's reservation object, whose fences
+ * their free waits for (m890_resv.c).  A fence holds a reference to each
+ * other BO the submitting file has a handle to at submit time (imports and
+ * windows: the driver cannot tell which of them the packets use).
  * Closing a GEM handle, or the file, therefore never unmaps memory a job
  * may still reach.  Once the fence has signalled, a work item on
  * m890_wq drops those references in process context (a BO's release may
- * sleep, and fences signal from the interrupt handler).
+ * sleep, and fences signal from the interrupt handler), holding the DRM
+ * device until it has.
  */
 
 #include <linux/interrupt.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_fence.h"
+#include "m890_mmu.h"
+#include "m890_queue.h"
 
 static const char *m890_fence_driver_name(struct dma_fence *fence)
 {
@@ -50,6 +57,7 @@ static const struct dma_fence_ops m890_fence_ops = {
 static void m890_fence_retire(struct work_struct *work)
 {
 	struct m890_fence *f = container_of(work, struct m890_fence, retire);
+	struct drm_device *dev = f->dev;
 	u32 i;
 
 	for (i = 0; i < f->nbos; i++)
@@ -57,8 +65,10 @@ static void m890_fence_retire(struct work_struct *work)
 	kvfree(f->bos);
 	f->bos = NULL;
 	f->nbos = 0;
+	f->dev = NULL;
 	/* The pending list's reference, handed over by m890_fence_done(). */
 	dma_fence_put(&f->base);
+	drm_dev_put(dev);
 }
 
 /*

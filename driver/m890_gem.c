@@ -14,13 +14,16 @@
  *
  * A BO is fully built and mapped into the creating file's address space
  * before its handle is created, and unmapped (with an MMU invalidation)
- * when its last reference goes.  Jobs hold references to the BOs of their
- * file (m890_fence.c), so that happens only once they are done.  Another
+ * when its last reference goes.  A BO shares the reservation object of
+ * its creator's context, so its free waits for the jobs of that file
+ * (m890_resv.c); jobs hold references to the other BOs of their file
+ * (imports, windows: m890_fence.c).  So no unmap happens under a running
+ * job.  Another
  * file of the same card that imports the BO through a dma-buf gets it
  * mapped into its own address space, at its own VA, when its handle is
  * created (m890_bo_open()), and unmapped when that file's last handle to
- * it goes (m890_bo_close()) if the file is closing (its queues are stopped
- * by then) or the BO is idle.  A busy BO's mapping is parked instead, so
+ * it goes (m890_bo_close()) if the BO is idle.  A busy BO's mapping is
+ * parked instead, so
  * the file's jobs keep reaching it: a new handle takes it back, the file's
  * close (m890_ctx_unpark()) or the BO's free drops it.  So a file that
  * imports and closes again and again costs nothing that stays.
@@ -34,7 +37,6 @@
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
@@ -43,7 +45,13 @@
 #include <drm/drm_vma_manager.h>
 
 #include "m890_drv.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
+#include "m890_resv.h"
+#include "m890_xvm.h"
 
 #define M890_HBM_CLEAR_CHUNK	SZ_16M
 
@@ -258,8 +266,12 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	struct m890_bo *bo = to_m890_bo(obj);
 	struct m890_bo_va *bv;
 	u32 large;
-	int ret = 0;
+	int ret;
 
+	/* Its jobs fence it explicitly unless it shares their reservation. */
+	ret = m890_ctx_shared_add(mfile->ctx, obj);
+	if (ret)
+		return ret;
 	mutex_lock(&bo->map_lock);
 	if (bo->revoked) {
 		ret = -ENODEV;
@@ -299,6 +311,8 @@ int m890_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	list_add_tail(&bv->link, &bo->imports);
 out:
 	mutex_unlock(&bo->map_lock);
+	if (ret)
+		m890_ctx_shared_del(mfile->ctx, obj);
 	return ret;
 }
 
@@ -308,11 +322,11 @@ out:
  * @file: file losing a handle to @obj.
  *
  * With the file's last handle, the import mapping m890_bo_open() made in
- * its context is unmapped and its context reference dropped, if the file
- * is closing (its queues are stopped) or the BO is idle.  Otherwise a job
- * of the file may still use it (its jobs hold the BO): the mapping is
- * parked until the BO is freed, the file closes (m890_ctx_unpark()) or
- * opens the BO again.  The creator's mapping stays until the BO is freed.
+ * its context is unmapped and its context reference dropped if the BO is
+ * idle.  Otherwise a job of the file may still use it (its jobs hold the
+ * BO): the mapping is parked until the BO is freed, the file closes
+ * (m890_ctx_unpark(), once its queues are stopped) or opens the BO again.
+ * The creator's mapping stays until the BO is freed.
  */
 void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 {
@@ -320,14 +334,14 @@ void m890_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 	struct m890_bo *bo = to_m890_bo(obj);
 	struct m890_bo_va *bv, *gone = NULL;
 
+	m890_ctx_shared_del(mfile->ctx, obj);
 	mutex_lock(&bo->map_lock);
 	list_for_each_entry(bv, &bo->imports, link) {
 		if (bv->ctx != mfile->ctx)
 			continue;
 		if (--bv->handles)
 			break;
-		if (READ_ONCE(mfile->closing) ||
-		    dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		if (dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 			list_del(&bv->link);
 			gone = bv;
 			break;
@@ -422,13 +436,23 @@ static const struct vm_operations_struct m890_host_vm_ops = {
 	.close = m890_host_vm_close,
 };
 
+/* Free a host BO; its reservation object (its context's) goes last. */
+static void m890_host_destroy(struct m890_bo *bo)
+{
+	struct m890_ctx *resv_ctx = bo->resv_ctx;
+
+	m890_bo_unmap(bo);
+	drm_gem_shmem_free(&bo->shmem);
+	m890_ctx_put(&resv_ctx);
+}
+
 /* Host BOs: the shmem helper's functions, plus the unmap on free. */
 static void m890_host_free(struct drm_gem_object *obj)
 {
 	struct m890_bo *bo = to_m890_bo(obj);
 
-	m890_bo_unmap(bo);
-	drm_gem_shmem_free(&bo->shmem);
+	if (!m890_bo_free_later(bo, m890_host_destroy))
+		m890_host_destroy(bo);
 }
 
 static const struct drm_gem_object_funcs m890_host_funcs = {
@@ -477,10 +501,11 @@ void m890_hbm_fini(struct m890_device *mdev)
 	drm_mm_takedown(&mdev->hbm_mm);
 }
 
-static void m890_hbm_free(struct drm_gem_object *obj)
+static void m890_hbm_destroy(struct m890_bo *bo)
 {
-	struct m890_bo *bo = to_m890_bo(obj);
+	struct drm_gem_object *obj = &bo->shmem.base;
 	struct m890_device *mdev = to_m890(obj->dev);
+	struct m890_ctx *resv_ctx = bo->resv_ctx;
 
 	m890_bo_unmap(bo);
 	/* Other VMs' windows go before the range can be reused. */
@@ -495,6 +520,15 @@ static void m890_hbm_free(struct drm_gem_object *obj)
 		__free_page(bo->dummy_page);
 	drm_gem_object_release(obj);
 	kfree(bo);
+	m890_ctx_put(&resv_ctx);
+}
+
+static void m890_hbm_free(struct drm_gem_object *obj)
+{
+	struct m890_bo *bo = to_m890_bo(obj);
+
+	if (!m890_bo_free_later(bo, m890_hbm_destroy))
+		m890_hbm_destroy(bo);
 }
 
 static int m890_hbm_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
@@ -702,6 +736,8 @@ int m890_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 		bo = to_m890_bo(&shmem->base);
 	}
 	obj = &bo->shmem.base;
+	/* Fenced with every job of the file (m890_resv.c). */
+	m890_bo_share_resv(bo, mfile->ctx);
 
 	ret = m890_bo_map(bo, mfile->ctx);
 	if (ret)
@@ -790,118 +826,4 @@ int m890_bo_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file
 	if (!ret)
 		return -ETIME;
 	return ret < 0 ? ret : 0;
-}
-
-static int m890_obj_cmp(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)*(struct drm_gem_object * const *)a;
-	uintptr_t y = (uintptr_t)*(struct drm_gem_object * const *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Sort @arr (@n referenced objects) and drop the duplicates, with their
- * extra references: a file may hold several handles to one BO (GEM_OPEN of
- * a flink name of its own BO, a dma-buf of a window imported twice), and a
- * reservation can be locked only once in an acquire context (-EALREADY).
- * Returns the number of distinct objects left at the front of @arr.
- */
-static u32 m890_objs_dedup(struct drm_gem_object **arr, u32 n)
-{
-	u32 i, out = 1;
-
-	sort(arr, n, sizeof(*arr), m890_obj_cmp, NULL);
-	for (i = 1; i < n; i++) {
-		if (arr[i] == arr[out - 1])
-			drm_gem_object_put(arr[i]);
-		else
-			arr[out++] = arr[i];
-	}
-	return out;
-}
-
-/**
- * m890_file_bos_lock() - take a reference to and lock every BO of a file.
- * @file: file.
- * @objs: returned array (free with m890_file_bos_unlock()), or NULL.
- * @count: returned number of distinct BOs.
- * @ctx: acquire context for the reservation locks.
- *
- * Each BO is listed and locked once, however many handles of the file
- * name it, and gets room for one more fence.  BOs created concurrently may
- * be missed.  Context: process, may sleep.
- * Return: 0 or a negative errno (nothing locked or held then).
- */
-int m890_file_bos_lock(struct drm_file *file, struct drm_gem_object ***objs, u32 *count,
-		       struct ww_acquire_ctx *ctx)
-{
-	struct drm_gem_object **arr, *obj;
-	u32 n = 0, max = 0, i;
-	int id, ret;
-
-	spin_lock(&file->table_lock);
-	idr_for_each_entry(&file->object_idr, obj, id)
-		max++;
-	spin_unlock(&file->table_lock);
-	*objs = NULL;
-	*count = 0;
-	if (!max)
-		return 0;
-
-	arr = kvmalloc_array(max, sizeof(*arr), GFP_KERNEL);
-	if (!arr)
-		return -ENOMEM;
-	spin_lock(&file->table_lock);
-	idr_for_each_entry(&file->object_idr, obj, id) {
-		if (n == max)
-			break;
-		drm_gem_object_get(obj);
-		arr[n++] = obj;
-	}
-	spin_unlock(&file->table_lock);
-	if (!n) {
-		/* Every handle went away meanwhile: nothing to lock. */
-		kvfree(arr);
-		return 0;
-	}
-	n = m890_objs_dedup(arr, n);
-
-	ret = drm_gem_lock_reservations(arr, n, ctx);
-	if (ret)
-		goto err_put;
-	for (i = 0; i < n; i++) {
-		ret = dma_resv_reserve_fences(arr[i]->resv, 1);
-		if (ret) {
-			drm_gem_unlock_reservations(arr, n, ctx);
-			goto err_put;
-		}
-	}
-	*objs = arr;
-	*count = n;
-	return 0;
-
-err_put:
-	for (i = 0; i < n; i++)
-		drm_gem_object_put(arr[i]);
-	kvfree(arr);
-	return ret;
-}
-
-/**
- * m890_file_bos_unlock() - undo m890_file_bos_lock().
- * @objs: array, may be NULL; freed.
- * @count: its length.
- * @ctx: acquire context.
- */
-void m890_file_bos_unlock(struct drm_gem_object **objs, u32 count, struct ww_acquire_ctx *ctx)
-{
-	u32 i;
-
-	if (!objs)
-		return;
-	drm_gem_unlock_reservations(objs, count, ctx);
-	for (i = 0; i < count; i++)
-		drm_gem_object_put(objs[i]);
-	kvfree(objs);
 }

@@ -37,6 +37,7 @@
 
 #include "m890_drv.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
 
 #define M890_HOST_MB_UNSET	UINT_MAX
 

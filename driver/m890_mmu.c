@@ -27,6 +27,7 @@
 
 #include "m890_drv.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
 
 #define M890_PT_SIZE		(M890_PT_ENTRIES * sizeof(u64))
 #define M890_LARGE_SIZE		BIT_ULL(M890_LARGE_PAGE_SHIFT)
@@ -181,7 +182,7 @@ void m890_mmu_invalidate(struct m890_ctx *ctx)
 struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 {
 	struct m890_ctx *ctx;
-	int asid;
+	int asid, ret = -ENOMEM;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
@@ -191,6 +192,10 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	mutex_init(&ctx->lock);
 	spin_lock_init(&ctx->park_lock);
 	INIT_LIST_HEAD(&ctx->parked);
+	dma_resv_init(&ctx->resv);
+	mutex_init(&ctx->shared_lock);
+	INIT_LIST_HEAD(&ctx->shared);
+	init_waitqueue_head(&ctx->frees_wq);
 	drm_mm_init(&ctx->va_mm, M890_VA_START, M890_VA_SIZE);
 	ctx->pid = task_tgid_nr(current);
 	get_task_comm(ctx->comm, current->group_leader);
@@ -210,9 +215,8 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	if (asid < 0) {
 		mutex_unlock(&mdev->mmu_lock);
 		m890_pt_free(mdev, ctx->root, M890_PT_LEVELS - 1);
-		drm_mm_takedown(&ctx->va_mm);
-		kfree(ctx);
-		return ERR_PTR(asid == -ENOSPC ? -EBUSY : asid);
+		ret = asid == -ENOSPC ? -EBUSY : asid;
+		goto err_free;
 	}
 	ctx->asid = asid;
 	m890_ctx_desc_write(mdev, asid, ctx->root->dma | M890_CTX_VALID);
@@ -222,8 +226,11 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 
 err_free:
 	drm_mm_takedown(&ctx->va_mm);
+	mutex_destroy(&ctx->lock);
+	mutex_destroy(&ctx->shared_lock);
+	dma_resv_fini(&ctx->resv);
 	kfree(ctx);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(ret);
 }
 
 /**
@@ -260,6 +267,8 @@ static void m890_ctx_free(struct kref *ref)
 	}
 	drm_mm_takedown(&ctx->va_mm);
 	mutex_destroy(&ctx->lock);
+	mutex_destroy(&ctx->shared_lock);
+	dma_resv_fini(&ctx->resv);
 	kfree(ctx);
 }
 

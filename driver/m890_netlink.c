@@ -79,14 +79,15 @@ static struct m890_fabric_seen {
 /* Partitions defined by PARTITION_ADD or PORT_SET (under m890_fabric_lock). */
 static u64 m890_parts_defined = BIT_ULL(0);
 
+/* A port state byte (admin or oper) as enum icn_port_state. */
 static u32 m890_state_to_icn(u64 state)
 {
-	return (state & 0xff) + ICN_PORT_STATE_DOWN;
+	return state + ICN_PORT_STATE_DOWN;
 }
 
 static u32 m890_port_oper(const struct m890_port *port)
 {
-	return (port->w[M890_SW_PORT_STATE] >> 8) & 0xff;
+	return M890_SW_STATE_OPER(port->w[M890_SW_PORT_STATE]);
 }
 
 static int m890_put_dev_name(struct sk_buff *msg, int attr, struct m890_device *mdev)
@@ -101,12 +102,14 @@ static int m890_put_dev_name(struct sk_buff *msg, int attr, struct m890_device *
 static int m890_port_fill(struct sk_buff *msg, const struct m890_port *port)
 {
 	u64 state = port->w[M890_SW_PORT_STATE];
+	u32 admin = m890_state_to_icn(M890_SW_STATE_ADMIN(state));
+	u32 oper = m890_state_to_icn(M890_SW_STATE_OPER(state));
 	struct m890_device *mdev;
 
 	if (nla_put_u32(msg, ICN_A_PORT_INDEX, port->index) ||
-	    nla_put_u32(msg, ICN_A_PORT_ADMIN_STATE, m890_state_to_icn(state)) ||
-	    nla_put_u32(msg, ICN_A_PORT_OPER_STATE, m890_state_to_icn(state >> 8)) ||
-	    nla_put_u8(msg, ICN_A_PORT_PRESENT, !!((state >> 16) & 0xff)) ||
+	    nla_put_u32(msg, ICN_A_PORT_ADMIN_STATE, admin) ||
+	    nla_put_u32(msg, ICN_A_PORT_OPER_STATE, oper) ||
+	    nla_put_u8(msg, ICN_A_PORT_PRESENT, !!M890_SW_STATE_PRESENT(state)) ||
 	    nla_put_u32(msg, ICN_A_PORT_FABRIC_ID, port->w[M890_SW_PORT_FABRIC_ID]) ||
 	    nla_put_u32(msg, ICN_A_PORT_PARTITION, port->w[M890_SW_PORT_PARTITION]) ||
 	    nla_put_u32(msg, ICN_A_PORT_SPEED, port->w[M890_SW_PORT_SPEED]) ||
@@ -320,7 +323,7 @@ static void m890_fabric_sync(struct m890_device *mdev)
 			continue;
 		if (part != m890_seen.partition[i])
 			dirty_parts |= BIT_ULL(part) | BIT_ULL(m890_seen.partition[i]);
-		old_oper = (m890_seen.state[i] >> 8) & 0xff;
+		old_oper = M890_SW_STATE_OPER(m890_seen.state[i]);
 		m890_port_notify(&port);
 		if (m890_port_oper(&port) == M890_LINK_ERROR && old_oper != M890_LINK_ERROR) {
 			err.port = i;

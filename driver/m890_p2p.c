@@ -41,6 +41,9 @@
 #include <drm/drm_prime.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_gem.h"
+#include "m890_p2p.h"
 
 /* Live peer windows of every card, for m890_p2p_revoke(). */
 static DEFINE_MUTEX(m890_peer_lock);

@@ -6,7 +6,10 @@
  * the device MMU context table, requests MSI-X vectors (vector 0 for
  * events, then up to one per queue; fewer when the system runs short, and
  * queues then share them: m890_irq_init()), and registers the DRM accel
- * device.  Removal calls drm_dev_unplug() first: from then on every
+ * device.  The event vector is a threaded interrupt, as ivpu's is: its
+ * hard handler acknowledges and wakes the thread, which handles queue
+ * errors and MMU faults; FENCE completions stay in hard interrupt (they
+ * only signal fences).  Removal calls drm_dev_unplug() first: from then on every
  * path that touches the hardware fails its drm_dev_enter() and skips the
  * MMIO, so clients that keep the device open are safe; their pending
  * fences are signalled with -ENODEV.
@@ -41,11 +44,37 @@
 #include <drm/drm_managed.h>
 
 #include "m890_drv.h"
+#include "m890_debugfs.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
+#include "m890_gem.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_p2p.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
+#include "m890_xvm.h"
 
 #define M890_READY_TIMEOUT_US	100000
 /* Kept in SCRATCH while the card holds the driver's setup ("M890"). */
 #define M890_SCRATCH_ALIVE	0x4d383930
+
+/*
+ * Wait until the card reports READY after a reset: 0, -ETIMEDOUT, or -EIO
+ * when it reports FATAL.
+ */
+static int m890_wait_ready(struct m890_device *mdev)
+{
+	u32 status;
+	int ret;
+
+	ret = read_poll_timeout(m890_rd, status,
+				status & (M890_STATUS_READY | M890_STATUS_FATAL),
+				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
+	if (ret)
+		return ret;
+	return status & M890_STATUS_FATAL ? -EIO : 0;
+}
 
 /**
  * m890_hw_reset() - write CONTROL.RESET and wait until the card is ready.
@@ -55,16 +84,8 @@
  */
 int m890_hw_reset(struct m890_device *mdev)
 {
-	u32 status;
-	int ret;
-
 	m890_wr(mdev, M890_REG_CONTROL, M890_CONTROL_RESET);
-	ret = read_poll_timeout(m890_rd, status,
-				status & (M890_STATUS_READY | M890_STATUS_FATAL),
-				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
-	if (ret)
-		return ret;
-	return status & M890_STATUS_FATAL ? -EIO : 0;
+	return m890_wait_ready(mdev);
 }
 
 /* Stop (@on false) or resume the card's interrupt handlers. */
@@ -224,11 +245,17 @@ bool m890_reset_check(struct m890_device *mdev)
 	return lost;
 }
 
+/*
+ * Hard interrupt of the event vector: acknowledge the events, note the
+ * stopped queues for the thread and wake it; a fabric event only records
+ * SW_EVENT and schedules its work.
+ */
 static irqreturn_t m890_event_irq(int irq, void *arg)
 {
 	struct m890_device *mdev = arg;
-	u32 evt, q;
+	irqreturn_t ret = IRQ_HANDLED;
 	u64 qerr;
+	u32 evt;
 
 	evt = m890_rd(mdev, M890_REG_EVT_STATUS);
 	/* All ones: the card does not answer (reset or surprise removal). */
@@ -239,12 +266,30 @@ static irqreturn_t m890_event_irq(int irq, void *arg)
 	if (evt & (M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT)) {
 		qerr = m890_rd64(mdev, M890_REG_QERR_STATUS);
 		m890_wr64(mdev, M890_REG_QERR_STATUS, qerr);
-		for (q = 0; q < mdev->num_queues; q++)
-			if (qerr & BIT_ULL(q))
-				m890_queue_hw_error(mdev, q);
+		if (qerr) {
+			atomic64_or(qerr, &mdev->qerr_pending);
+			ret = IRQ_WAKE_THREAD;
+		}
 	}
 	if (evt & M890_EVT_FABRIC)
 		m890_fabric_event(mdev);
+	return ret;
+}
+
+/*
+ * Thread of the event vector: fail the work of each stopped queue, stop
+ * the other queues of a faulting context and log (m890_queue_hw_error()),
+ * in process context rather than with interrupts off.
+ */
+static irqreturn_t m890_event_thread(int irq, void *arg)
+{
+	struct m890_device *mdev = arg;
+	u64 qerr = atomic64_xchg(&mdev->qerr_pending, 0);
+	u32 q;
+
+	for (q = 0; q < mdev->num_queues; q++)
+		if (qerr & BIT_ULL(q))
+			m890_queue_hw_error(mdev, q);
 	return IRQ_HANDLED;
 }
 
@@ -257,9 +302,10 @@ MODULE_PARM_DESC(max_vectors,
 static irqreturn_t m890_shared_irq(int irq, void *arg)
 {
 	struct m890_device *mdev = arg;
+	irqreturn_t ret = m890_event_irq(irq, mdev);
 
-	m890_event_irq(irq, mdev);
-	return m890_queue_irq(irq, &mdev->irq_ctx[0]);
+	m890_queue_irq(irq, &mdev->irq_ctx[0]);
+	return ret == IRQ_WAKE_THREAD ? ret : IRQ_HANDLED;
 }
 
 static void m890_irq_fini(struct m890_device *mdev)
@@ -301,11 +347,12 @@ static int m890_irq_request(struct m890_device *mdev, int nvec)
 	if (nvec == 1) {
 		mdev->qvec_base = M890_MSIX_VEC_EVENT;
 		mdev->num_qvec = 1;
-		return request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT),
-				   m890_shared_irq, 0, M890_DRIVER_NAME, mdev);
+		return request_threaded_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT),
+					    m890_shared_irq, m890_event_thread, 0,
+					    M890_DRIVER_NAME, mdev);
 	}
-	ret = request_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq, 0,
-			  M890_DRIVER_NAME, mdev);
+	ret = request_threaded_irq(pci_irq_vector(pdev, M890_MSIX_VEC_EVENT), m890_event_irq,
+				   m890_event_thread, 0, M890_DRIVER_NAME, mdev);
 	if (ret)
 		return ret;
 	mdev->qvec_base = M890_MSIX_VEC_QUEUE0;
@@ -372,9 +419,9 @@ static int m890_read_config(struct m890_device *mdev)
 	}
 	/* a driver for 1.x takes any minor: new minors announce their features in CAPS */
 	mdev->version = m890_rd(mdev, M890_REG_VERSION);
-	if ((mdev->version >> 16) != (M890_SPEC_VERSION >> 16)) {
+	if (M890_SPEC_MAJOR(mdev->version) != M890_SPEC_MAJOR(M890_SPEC_VERSION)) {
 		dev_err(&pdev->dev, "unsupported spec version %u.%u\n",
-			mdev->version >> 16, mdev->version & 0xffff);
+			M890_SPEC_MAJOR(mdev->version), M890_SPEC_MINOR(mdev->version));
 		return -ENODEV;
 	}
 	mdev->caps = m890_rd(mdev, M890_REG_CAPS);
@@ -414,6 +461,39 @@ static void m890_drm_release(struct drm_device *dev, void *res)
 	m890_limits_fini(mdev);
 }
 
+/* Enable the function, map BAR0, read the card's setup and reset it. */
+static int m890_pci_init(struct m890_device *mdev)
+{
+	struct pci_dev *pdev = mdev->pdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(M890_DMA_ADDR_BITS));
+	if (ret)
+		return ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(M890_BAR_REGS), M890_DRIVER_NAME);
+	if (ret)
+		return ret;
+	mdev->regs = pcim_iomap_table(pdev)[M890_BAR_REGS];
+	if (pci_resource_len(pdev, M890_BAR_REGS) < M890_REGS_SIZE)
+		return -ENODEV;
+
+	ret = m890_read_config(mdev);
+	if (ret)
+		return ret;
+	ret = m890_hw_reset(mdev);
+	if (ret) {
+		dev_err(&pdev->dev, "reset failed: %d\n", ret);
+		return ret;
+	}
+	return 0;
+}
+
 static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct m890_device *mdev;
@@ -441,30 +521,9 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ida_init(&mdev->asid_ida);
 	xa_init(&mdev->ctx_users);
 
-	ret = pcim_enable_device(pdev);
+	ret = m890_pci_init(mdev);
 	if (ret)
 		return ret;
-	pci_set_master(pdev);
-
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(52));
-	if (ret)
-		return ret;
-
-	ret = pcim_iomap_regions(pdev, BIT(M890_BAR_REGS), M890_DRIVER_NAME);
-	if (ret)
-		return ret;
-	mdev->regs = pcim_iomap_table(pdev)[M890_BAR_REGS];
-	if (pci_resource_len(pdev, M890_BAR_REGS) < M890_REGS_SIZE)
-		return -ENODEV;
-
-	ret = m890_read_config(mdev);
-	if (ret)
-		return ret;
-	ret = m890_hw_reset(mdev);
-	if (ret) {
-		dev_err(&pdev->dev, "reset failed: %d\n", ret);
-		return ret;
-	}
 
 	m890_hbm_init(mdev);
 	ret = drmm_add_action(&mdev->drm, m890_drm_release, NULL);
@@ -546,14 +605,8 @@ static void m890_pci_reset_prepare(struct pci_dev *pdev)
 static void m890_pci_reset_done(struct pci_dev *pdev)
 {
 	struct m890_device *mdev = pci_get_drvdata(pdev);
-	u32 status;
-	int ret;
+	int ret = m890_wait_ready(mdev);
 
-	ret = read_poll_timeout(m890_rd, status,
-				status & (M890_STATUS_READY | M890_STATUS_FATAL),
-				10, M890_READY_TIMEOUT_US, false, mdev, M890_REG_STATUS);
-	if (!ret && (status & M890_STATUS_FATAL))
-		ret = -EIO;
 	/* The PCI core used up its saved state: keep one for m890_reset_check(). */
 	pci_save_state(pdev);
 	m890_reset_done(mdev, ret);

@@ -10,10 +10,12 @@
  * non-zero reserved fields, copies them into the ring, appends a FENCE
  * packet carrying the new sequence number and writes the new tail to the
  * queue's doorbell.  The submission's fence is added to the queue's
- * timeline syncobj at point = seqno, and as a write fence to the dma_resv
- * of every BO the file has a handle to (locked together with a ww
- * acquire context before the packets reach the ring, so the fence is
- * added to all or, on a locking error, the submission fails untouched).
+ * timeline syncobj at point = seqno, and as a write fence to the
+ * reservation object the file's BOs share and to those of the other BOs
+ * the file has handles to (imports, windows: m890_resv.c), all locked
+ * together with a ww acquire context before the packets reach the ring,
+ * so the fence is added to all or, on a locking error, the submission
+ * fails untouched.  The cost does not grow with the file's own BOs.
  *
  * Ring space is tracked from completed fences: when fence N signals, the
  * card has consumed every slot up to the end of submission N.  A full ring
@@ -29,11 +31,14 @@
  * card reset behind its back, m890_reset_check()); after one, the device
  * recovery fails the pending work of every queue with -EIO instead.
  *
- * A fault of a context (an MMU fault, or a packet the card refuses as a
- * bad opcode or field) marks the context bad (m890_ctx.bad = -EFAULT or
- * -EIO): the faulting queue's work fails with that error, every other
- * queue of the context is reset and its pending work fails with
- * -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
+ * Queue errors and MMU faults arrive on the event vector, whose hard
+ * interrupt handler only acknowledges them and wakes its thread
+ * (m890_pci.c); the thread handles each stopped queue
+ * (m890_queue_hw_error()).  A fault of a context (an MMU fault, or a
+ * packet the card refuses as a bad opcode or field) marks the context
+ * bad (m890_ctx.bad = -EFAULT or -EIO): the faulting queue's work fails
+ * with that error, every other queue of the context is reset and its
+ * pending work fails with -ECANCELED, each reports the context's error in QUERY_QUEUE_STATE, and
  * every later submission on the context fails with -EIO.  The fault is
  * logged once per context, with the opener's pid and command name.  Other
  * files are unaffected; the client recovers by opening a new file.  Errors
@@ -45,6 +50,7 @@
  * the file's xarray only once it is fully built.
  */
 
+#include <linux/bitfield.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
@@ -57,7 +63,13 @@
 #include <drm/drm_syncobj.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_fence.h"
 #include "m890_limits.h"
+#include "m890_mmu.h"
+#include "m890_pci.h"
+#include "m890_queue.h"
+#include "m890_resv.h"
 
 #define M890_RING_BYTES		(M890_RING_ENTRIES * M890_PKT_SIZE)
 #define M890_RING_ALLOC		(M890_RING_BYTES + PAGE_SIZE)
@@ -101,7 +113,13 @@ static const u16 m890_rsvd_dwords[M890_PKT_GEMM + 1] = {
 	[M890_PKT_GEMM] = 0x0000,
 };
 
+/* 32-bit words of a packet; dword 0 is the header. */
+#define M890_PKT_DWORDS		(M890_PKT_SIZE / sizeof(u32))
+/* MX_QUANT/MX_DEQUANT dword 1: bits 31:16 are reserved (rsvd0). */
+#define M890_MX_DW1_RSVD	GENMASK(31, 16)
 /* REDUCE dword 1 bits 31:16 (flags) and dword 12 (seg_rows): CAPS.ROWS */
+#define M890_REDUCE_DW1_FLAGS	GENMASK(31, 16)
+#define M890_REDUCE_SEG_ROWS_DW	12
 #define M890_REDUCE_FLAGS_VALID	(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)
 
 /*
@@ -138,14 +156,14 @@ static bool m890_packet_valid(struct m890_device *mdev, const union m890_packet 
 		return false;
 	mask = m890_rsvd_dwords[op];
 	if (op == M890_PKT_REDUCE && !(mdev->caps & M890_HWCAP_ROWS))
-		mask |= BIT(12);
-	for (i = 1; i < 16; i++)
+		mask |= BIT(M890_REDUCE_SEG_ROWS_DW);
+	for (i = 1; i < M890_PKT_DWORDS; i++)
 		if ((mask & BIT(i)) && pkt->dw[i])
 			return false;
-	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) && (dw1 & 0xffff0000u))
+	if ((op == M890_PKT_MX_QUANT || op == M890_PKT_MX_DEQUANT) && (dw1 & M890_MX_DW1_RSVD))
 		return false;
 	if (op == M890_PKT_REDUCE) {
-		u32 rflags = dw1 >> 16;
+		u32 rflags = FIELD_GET(M890_REDUCE_DW1_FLAGS, dw1);
 
 		if (rflags & ~M890_REDUCE_FLAGS_VALID)
 			return false;
@@ -322,8 +340,9 @@ static bool m890_qerr_is_ctx_fault(u32 code)
 
 /*
  * Stop every other queue of @ctx after a fault of @faulted: reset them
- * (without waiting: this runs in hard IRQ; destroy waits for the stop),
- * record the context's error as theirs and fail their work with -ECANCELED.
+ * (without waiting for the stop: this runs under hwq_lock; destroy waits
+ * for it), record the context's error as theirs and fail their work with
+ * -ECANCELED.
  */
 static void m890_ctx_stop_queues(struct m890_device *mdev, struct m890_ctx *ctx,
 				 struct m890_queue *faulted)
@@ -347,82 +366,133 @@ static void m890_ctx_stop_queues(struct m890_device *mdev, struct m890_ctx *ctx,
 }
 
 /**
+ * struct m890_qfault - what the card says about a stopped hardware queue.
+ * @hwq: hardware queue.
+ * @code: enum m890_qerr from Q_STATUS.
+ * @head: Q_ERR_HEAD.
+ * @addr: MMU_FAULT_ADDR for an MMU fault, else 0.
+ * @info: MMU_FAULT_INFO for an MMU fault, else 0.
+ */
+struct m890_qfault {
+	u32 hwq;
+	u32 code;
+	u32 head;
+	u64 addr;
+	u32 info;
+};
+
+static void m890_qfault_read(struct m890_device *mdev, struct m890_qfault *qf)
+{
+	u32 status = m890_rd(mdev, M890_REG_Q(qf->hwq) + M890_Q_STATUS);
+
+	qf->code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
+	qf->head = m890_rd(mdev, M890_REG_Q(qf->hwq) + M890_Q_ERR_HEAD);
+	if (qf->code == M890_QERR_MMU_FAULT) {
+		qf->addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
+		qf->info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
+	}
+}
+
+/*
+ * Fail @q's work for @qf, record it for debugfs and, for a fault of the
+ * context, make the context bad and stop its other queues.  Returns true
+ * if this made the context bad (the fault to log).
+ */
+static bool m890_qfault_apply(struct m890_device *mdev, struct m890_queue *q,
+			      const struct m890_qfault *qf)
+{
+	struct m890_ctx *ctx = q->ctx;
+	int err = m890_qerr_errno(qf->code);
+
+	lockdep_assert_held(&mdev->hwq_lock);
+	m890_fence_process(q);
+	m890_fence_fail_all(q, err);
+	atomic_inc(&ctx->faults);
+	mdev->last_fault.hwq = qf->hwq;
+	mdev->last_fault.code = qf->code;
+	mdev->last_fault.pid = ctx->pid;
+	mdev->last_fault.addr = qf->addr;
+	mdev->last_fault.info = qf->info;
+	mdev->last_fault.count++;
+	/*
+	 * A queue of a context that is already bad was reset by the first
+	 * fault (which may have cleared its own error code): nothing more.
+	 */
+	if (ctx->bad || !m890_qerr_is_ctx_fault(qf->code))
+		return false;
+	WRITE_ONCE(ctx->bad, err);
+	m890_ctx_stop_queues(mdev, ctx, q);
+	return true;
+}
+
+/* Log @qf once per context: the fault that made it bad, or a queue error. */
+static void m890_qfault_log(struct m890_device *mdev, struct m890_ctx *ctx,
+			    const struct m890_qfault *qf, bool first)
+{
+	if (first && qf->code == M890_QERR_MMU_FAULT)
+		drm_err_ratelimited(&mdev->drm,
+				    "pid %d (%s) asid %u: MMU fault at 0x%llx, reason %lu, %s (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, qf->addr,
+				    (unsigned long)((qf->info & M890_FAULT_REASON_MASK) >>
+						    M890_FAULT_REASON_SHIFT),
+				    qf->info & M890_FAULT_WRITE ? "write" : "read", qf->hwq);
+	else if (first)
+		drm_err_ratelimited(&mdev->drm,
+				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
+				    ctx->pid, ctx->comm, ctx->asid, qf->code, qf->head, qf->hwq);
+	else if (!READ_ONCE(ctx->bad))
+		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
+				    qf->hwq, ctx->pid, qf->code, qf->head);
+	else
+		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
+			 qf->hwq, ctx->pid, qf->code);
+}
+
+/**
  * m890_queue_hw_error() - handle a stopped hardware queue.
  * @mdev: device.
  * @hwq: hardware queue index from QERR_STATUS.
  *
- * Completed fences signal normally, the rest with -EFAULT (MMU fault) or
- * -EIO; the queue is dead.  A fault of the context (MMU fault, bad opcode
- * or field) also marks the context bad and stops its other queues (their
- * work fails with -ECANCELED); it is logged once per context.  Other
- * errors (DMA, fabric, ring, unsupported packet) stop only this queue.
- * Context: hard IRQ.
+ * Completed fences signal normally, the rest with -EFAULT (MMU fault),
+ * -ENOSPC (capacity) or -EIO; the queue is dead.  A fault of the context
+ * (MMU fault, bad opcode or field) also marks the context bad and stops
+ * its other queues (their work fails with -ECANCELED); it is logged once
+ * per context.  Other errors (DMA, fabric, ring, unsupported packet) stop
+ * only this queue.  A queue that no longer reports an error (destroyed,
+ * its hardware queue reused, since the interrupt) is left alone.
+ * Context: the event interrupt's thread (m890_pci.c); takes hwq_lock.
  */
 void m890_queue_hw_error(struct m890_device *mdev, u32 hwq)
 {
+	struct m890_qfault qf = { .hwq = hwq };
 	struct m890_queue *q;
-	struct m890_ctx *ctx;
-	u32 status, code, info = 0;
-	bool first = false;
-	u64 addr = 0;
-	int err;
+	bool applied = false, first = false;
 
-	spin_lock(&mdev->hwq_lock);
+	spin_lock_irq(&mdev->hwq_lock);
 	q = mdev->hwq[hwq];
-	if (!q) {
-		spin_unlock(&mdev->hwq_lock);
+	/* The slot's reference: teardown clears the slot before its put. */
+	if (q)
+		kref_get(&q->ref);
+	spin_unlock_irq(&mdev->hwq_lock);
+	if (!q)
 		return;
-	}
-	ctx = q->ctx;
-	status = m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_STATUS);
-	code = (status & M890_Q_STATUS_ERR_MASK) >> M890_Q_STATUS_ERR_SHIFT;
-	err = m890_qerr_errno(code);
-	m890_fence_process(q);
-	m890_fence_fail_all(q, err);
-	atomic_inc(&ctx->faults);
-	if (code == M890_QERR_MMU_FAULT) {
-		addr = m890_rd64(mdev, M890_REG_MMU_FAULT_ADDR);
-		info = m890_rd(mdev, M890_REG_MMU_FAULT_INFO);
-	}
-	mdev->last_fault.hwq = hwq;
-	mdev->last_fault.code = code;
-	mdev->last_fault.pid = ctx->pid;
-	mdev->last_fault.addr = addr;
-	mdev->last_fault.info = info;
-	mdev->last_fault.count++;
 
-	/*
-	 * A queue of a context that is already bad was reset by the first
-	 * fault (which may have cleared its own error code): log nothing more.
-	 */
-	if (ctx->bad) {
-		m890_dbg(mdev, "queue %u (pid %d): error %u in a stopped context\n",
-			 hwq, ctx->pid, code);
-	} else if (m890_qerr_is_ctx_fault(code)) {
-		WRITE_ONCE(ctx->bad, err);
-		first = true;
-		m890_ctx_stop_queues(mdev, ctx, q);
+	m890_qfault_read(mdev, &qf);
+	if (qf.code == M890_QERR_NONE)
+		goto out_put;
+	spin_lock_irq(&mdev->hwq_lock);
+	if (mdev->hwq[hwq] == q) {
+		applied = true;
+		first = m890_qfault_apply(mdev, q, &qf);
 	}
-
-	if (first && code == M890_QERR_MMU_FAULT)
-		drm_err_ratelimited(&mdev->drm,
-				    "pid %d (%s) asid %u: MMU fault at 0x%llx, reason %lu, %s (queue %u); context stopped\n",
-				    ctx->pid, ctx->comm, ctx->asid, addr,
-				    (unsigned long)((info & M890_FAULT_REASON_MASK) >>
-						    M890_FAULT_REASON_SHIFT),
-				    info & M890_FAULT_WRITE ? "write" : "read", hwq);
-	else if (first)
-		drm_err_ratelimited(&mdev->drm,
-				    "pid %d (%s) asid %u: error %u at head %u (queue %u); context stopped\n",
-				    ctx->pid, ctx->comm, ctx->asid, code,
-				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD), hwq);
-	else if (!ctx->bad)
-		drm_err_ratelimited(&mdev->drm, "queue %u (pid %d): error %u at head %u\n",
-				    hwq, ctx->pid, code,
-				    m890_rd(mdev, M890_REG_Q(hwq) + M890_Q_ERR_HEAD));
-	if (code == M890_QERR_FABRIC)
+	spin_unlock_irq(&mdev->hwq_lock);
+	if (!applied)
+		goto out_put;
+	m890_qfault_log(mdev, q->ctx, &qf, first);
+	if (qf.code == M890_QERR_FABRIC)
 		m890_fabric_fault(mdev);
-	spin_unlock(&mdev->hwq_lock);
+out_put:
+	m890_queue_put(&q);
 }
 
 /**
@@ -466,6 +536,87 @@ void m890_queues_reset(struct m890_device *mdev)
 	}
 }
 
+/*
+ * A new queue of @ctx: its ring, fence word and timeline syncobj, not yet
+ * on a hardware queue.  Released with m890_queue_put().
+ */
+static struct m890_queue *m890_queue_alloc(struct m890_device *mdev, struct m890_ctx *ctx)
+{
+	struct m890_queue *q;
+	int ret;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	q->mdev = mdev;
+	kref_init(&q->ref);
+	mutex_init(&q->lock);
+	spin_lock_init(&q->fence_lock);
+	INIT_LIST_HEAD(&q->pending);
+	init_waitqueue_head(&q->space_wq);
+	INIT_DELAYED_WORK(&q->timeout_work, m890_queue_timeout);
+	q->fence_ctx = dma_fence_context_alloc(1);
+	q->ctx = ctx;
+	kref_get(&ctx->ref);
+
+	q->ring = dma_alloc_coherent(mdev->drm.dev, M890_RING_ALLOC, &q->ring_dma, GFP_KERNEL);
+	if (!q->ring) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	q->fence_cpu = (__le64 *)((u8 *)q->ring + M890_RING_BYTES);
+	ret = drm_syncobj_create(&q->syncobj, 0, NULL);
+	if (ret)
+		goto err_ring;
+	return q;
+
+err_ring:
+	dma_free_coherent(mdev->drm.dev, M890_RING_ALLOC, q->ring, q->ring_dma);
+err_free:
+	m890_ctx_put(&q->ctx);
+	mutex_destroy(&q->lock);
+	kfree(q);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Give @q a free hardware queue and start it.  Returns 0, -EBUSY (none
+ * free) or -ENODEV; on error @q holds no hardware queue.
+ */
+static int m890_queue_hw_claim(struct m890_queue *q)
+{
+	struct m890_device *mdev = q->mdev;
+	u32 hwq;
+	int idx;
+
+	mutex_lock(&mdev->queue_lock);
+	hwq = find_first_zero_bit(mdev->hwq_used, mdev->num_queues);
+	if (hwq >= mdev->num_queues) {
+		mutex_unlock(&mdev->queue_lock);
+		return -EBUSY;
+	}
+	set_bit(hwq, mdev->hwq_used);
+	mutex_unlock(&mdev->queue_lock);
+	q->hwq = hwq;
+
+	if (!drm_dev_enter(&mdev->drm, &idx)) {
+		mutex_lock(&mdev->queue_lock);
+		clear_bit(hwq, mdev->hwq_used);
+		mutex_unlock(&mdev->queue_lock);
+		return -ENODEV;
+	}
+	/* Program a card that holds the driver's setup, not one reset behind it. */
+	m890_reset_check(mdev);
+	down_read(&mdev->reset_sem);
+	spin_lock_irq(&mdev->hwq_lock);
+	mdev->hwq[hwq] = q;
+	spin_unlock_irq(&mdev->hwq_lock);
+	m890_queue_hw_start(q);
+	up_read(&mdev->reset_sem);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 /**
  * m890_queue_create_ioctl() - DRM_IOCTL_M890_QUEUE_CREATE.
  * @dev: DRM device.
@@ -477,77 +628,32 @@ void m890_queues_reset(struct m890_device *mdev)
  */
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
-	struct m890_device *mdev = to_m890(dev);
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_m890_queue_create *args = data;
 	struct m890_queue *q;
-	u32 hwq, id, handle;
-	int idx, ret;
+	u32 id, handle;
+	int ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	ret = m890_limit_queue_get(mfile);
 	if (ret)
 		return ret;
-
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q) {
+	q = m890_queue_alloc(to_m890(dev), mfile->ctx);
+	if (IS_ERR(q)) {
 		m890_limit_queue_put(mfile);
-		return -ENOMEM;
+		return PTR_ERR(q);
 	}
-	q->mdev = mdev;
-	kref_init(&q->ref);
-	mutex_init(&q->lock);
-	spin_lock_init(&q->fence_lock);
-	INIT_LIST_HEAD(&q->pending);
-	init_waitqueue_head(&q->space_wq);
-	INIT_DELAYED_WORK(&q->timeout_work, m890_queue_timeout);
-	q->fence_ctx = dma_fence_context_alloc(1);
-	q->ctx = mfile->ctx;
-	kref_get(&q->ctx->ref);
-
-	q->ring = dma_alloc_coherent(dev->dev, M890_RING_ALLOC, &q->ring_dma, GFP_KERNEL);
-	if (!q->ring) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	q->fence_cpu = (__le64 *)((u8 *)q->ring + M890_RING_BYTES);
-
-	ret = drm_syncobj_create(&q->syncobj, 0, NULL);
-	if (ret)
-		goto err_ring;
 
 	/* Reserve the id; lookups see NULL until the queue is stored. */
 	ret = xa_alloc_cyclic(&mfile->queues, &id, NULL, xa_limit_31b, &mfile->queue_next,
 			      GFP_KERNEL);
 	if (ret < 0)
-		goto err_syncobj;
+		goto err_free;
 	q->id = id;
-
-	mutex_lock(&mdev->queue_lock);
-	hwq = find_first_zero_bit(mdev->hwq_used, mdev->num_queues);
-	if (hwq >= mdev->num_queues) {
-		mutex_unlock(&mdev->queue_lock);
-		ret = -EBUSY;
+	ret = m890_queue_hw_claim(q);
+	if (ret)
 		goto err_id;
-	}
-	set_bit(hwq, mdev->hwq_used);
-	mutex_unlock(&mdev->queue_lock);
-	q->hwq = hwq;
-
-	if (!drm_dev_enter(dev, &idx)) {
-		ret = -ENODEV;
-		goto err_hwq;
-	}
-	/* Program a card that holds the driver's setup, not one reset behind it. */
-	m890_reset_check(mdev);
-	down_read(&mdev->reset_sem);
-	spin_lock_irq(&mdev->hwq_lock);
-	mdev->hwq[hwq] = q;
-	spin_unlock_irq(&mdev->hwq_lock);
-	m890_queue_hw_start(q);
-	up_read(&mdev->reset_sem);
-	drm_dev_exit(idx);
 
 	ret = drm_syncobj_get_handle(file, q->syncobj, &handle);
 	if (ret)
@@ -557,7 +663,7 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 	xa_store(&mfile->queues, id, q, GFP_KERNEL);
 	args->queue_id = id;
 	args->syncobj = handle;
-	m890_dbg(mdev, "queue %u on hw queue %u, asid %u\n", id, hwq, q->ctx->asid);
+	m890_dbg(q->mdev, "queue %u on hw queue %u, asid %u\n", id, q->hwq, q->ctx->asid);
 	return 0;
 
 err_stop:
@@ -566,19 +672,10 @@ err_stop:
 	m890_queue_put(&q);
 	m890_limit_queue_put(mfile);
 	return ret;
-err_hwq:
-	mutex_lock(&mdev->queue_lock);
-	clear_bit(hwq, mdev->hwq_used);
-	mutex_unlock(&mdev->queue_lock);
 err_id:
 	xa_erase(&mfile->queues, id);
-err_syncobj:
-	drm_syncobj_put(q->syncobj);
-err_ring:
-	dma_free_coherent(dev->dev, M890_RING_ALLOC, q->ring, q->ring_dma);
 err_free:
-	m890_ctx_put(&q->ctx);
-	kfree(q);
+	m890_queue_put(&q);
 	m890_limit_queue_put(mfile);
 	return ret;
 }
@@ -689,12 +786,153 @@ static void m890_queue_push(struct m890_queue *q, const union m890_packet *pkts,
 	m890_wr(q->mdev, M890_REG_DOORBELL(q->hwq), q->tail);
 }
 
+/*
+ * Why @q takes no work, checked under @q->lock: 0 if it does; -ENOENT for
+ * a queue being destroyed; -EIO for one stopped by an error, a timeout or
+ * a reset, or in a context made bad by a fault.
+ */
+static int m890_queue_refuses(struct m890_queue *q)
+{
+	int dead = READ_ONCE(q->dead);
+
+	lockdep_assert_held(&q->lock);
+	if (q->torn)
+		return -ENOENT;
+	if (READ_ONCE(q->ctx->bad))
+		return -EIO;
+	if (dead)
+		return dead == -ECANCELED ? -ENOENT : -EIO;
+	return 0;
+}
+
+/*
+ * Stage 1 of a submission: copy the user's @args->count packets into a
+ * kernel buffer and check each there, so nothing changes after the checks.
+ * Returns the buffer (kvfree()) or an ERR_PTR: -ENOMEM, -EFAULT, -EINVAL.
+ */
+static union m890_packet *m890_submit_copy(struct m890_device *mdev,
+					   const struct drm_m890_submit *args)
+{
+	union m890_packet *pkts;
+	u32 i;
+
+	pkts = kvmalloc_array(args->count, sizeof(*pkts), GFP_KERNEL);
+	if (!pkts)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(pkts, u64_to_user_ptr(args->packets),
+			   (size_t)args->count * sizeof(*pkts))) {
+		kvfree(pkts);
+		return ERR_PTR(-EFAULT);
+	}
+	for (i = 0; i < args->count; i++) {
+		if (!m890_packet_valid(mdev, &pkts[i])) {
+			kvfree(pkts);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	return pkts;
+}
+
+/*
+ * Stage 2: wait until @q's ring has @slots free slots.  Ring space is
+ * awaited with neither @q->lock nor drm_dev_enter() held, so the job
+ * timeout (which takes @q->lock), queue destruction and device removal
+ * are never held up by a waiting submitter; the queue is checked again
+ * under the lock after each wait.  Returns 0 with @q->lock held and the
+ * device entered (*@idx), or -ENODEV, -ENOENT, -EIO, -EAGAIN (ring full
+ * for M890_RING_TIMEOUT), -EINTR or -ERESTARTSYS with neither.
+ */
+static int m890_submit_wait_space(struct m890_queue *q, u32 slots, int *idx)
+{
+	long wret, wait_left = M890_RING_TIMEOUT;
+	int ret;
+
+	for (;;) {
+		if (!drm_dev_enter(&q->mdev->drm, idx))
+			return -ENODEV;
+		ret = mutex_lock_interruptible(&q->lock);
+		if (ret)
+			goto out_exit;
+		ret = m890_queue_refuses(q);
+		if (ret)
+			goto out_unlock;
+		if (m890_queue_space(q) >= slots)
+			return 0;
+		mutex_unlock(&q->lock);
+		drm_dev_exit(*idx);
+		if (!wait_left)
+			return -EAGAIN;
+		wret = wait_event_interruptible_timeout(q->space_wq,
+							READ_ONCE(q->dead) ||
+							m890_queue_space(q) >= slots,
+							wait_left);
+		if (wret < 0)
+			return wret;
+		/* Once time is up, one last look under the lock. */
+		wait_left = wret;
+	}
+
+out_unlock:
+	mutex_unlock(&q->lock);
+out_exit:
+	drm_dev_exit(*idx);
+	return ret;
+}
+
+/*
+ * Stage 3: with @q->lock held and ring space for @count + 1 slots, lock
+ * the reservation objects the job fences, give @f the next seqno, fence
+ * them, push the packets and add @f to the timeline syncobj (@chain is
+ * used up on success).  Returns 0 or -ENOMEM, -EINTR, -ERESTARTSYS, -EIO,
+ * -ENOENT with nothing pushed and @f still unused.
+ */
+static int m890_submit_push(struct m890_queue *q, const union m890_packet *pkts, u32 count,
+			    struct m890_fence *f, struct dma_fence_chain *chain)
+{
+	struct m890_device *mdev = q->mdev;
+	struct m890_job_resv jr = { };
+	int ret;
+
+	lockdep_assert_held(&q->lock);
+	ret = m890_job_resv_lock(q->ctx, &jr);
+	if (ret)
+		return ret;
+	/* Lock order: reservations, then reset_sem (see m890_drv.h). */
+	down_read(&mdev->reset_sem);
+	ret = m890_queue_refuses(q);
+	if (ret) {
+		up_read(&mdev->reset_sem);
+		m890_job_resv_unlock(&jr);
+		return ret;
+	}
+	m890_fence_init(q, f, ++q->seqno);
+	/*
+	 * The fence takes over the shared BOs' references: once it is on the
+	 * pending list it may signal and drop them at any time, so the
+	 * reservations are fenced and unlocked first.
+	 */
+	f->bos = jr.objs;
+	f->nbos = jr.nobjs;
+	if (f->nbos) {
+		f->dev = &mdev->drm;
+		drm_dev_get(f->dev);
+	}
+	m890_job_resv_fence(&jr, &f->base);
+	m890_queue_push(q, pkts, count, f);
+	up_read(&mdev->reset_sem);
+	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
+	m890_queue_watch(q);
+	return 0;
+}
+
 /**
  * m890_submit_ioctl() - DRM_IOCTL_M890_SUBMIT.
  * @dev: DRM device.
  * @data: struct drm_m890_submit.
  * @file: caller.
  *
+ * Copies and checks the packets, waits for ring space, then fences and
+ * pushes them (the three stages above).
  * Return: 0 with the new seqno, or -EINVAL, -EFAULT, -ENOENT, -EIO (queue
  * stopped, or its context is bad after a fault), -EAGAIN (ring full for too
  * long), -ERESTARTSYS, -ENODEV.
@@ -704,15 +942,10 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct m890_file *mfile = file->driver_priv;
 	struct drm_m890_submit *args = data;
 	struct dma_fence_chain *chain = NULL;
-	struct drm_gem_object **objs;
-	struct ww_acquire_ctx acquire;
 	struct m890_fence *f = NULL;
-	u32 nobjs;
 	union m890_packet *pkts;
-	long wret, wait_left = M890_RING_TIMEOUT;
 	struct m890_queue *q;
 	int idx, ret;
-	u32 i;
 
 	BUILD_BUG_ON(sizeof(union m890_packet) != M890_PKT_SIZE);
 	if (args->flags || args->pad)
@@ -723,24 +956,11 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	q = m890_queue_lookup(mfile, args->queue_id);
 	if (!q)
 		return -ENOENT;
-
-	pkts = kvmalloc_array(args->count, sizeof(*pkts), GFP_KERNEL);
-	if (!pkts) {
-		ret = -ENOMEM;
+	pkts = m890_submit_copy(q->mdev, args);
+	if (IS_ERR(pkts)) {
+		ret = PTR_ERR(pkts);
 		goto out_put;
 	}
-	if (copy_from_user(pkts, u64_to_user_ptr(args->packets),
-			   (size_t)args->count * sizeof(*pkts))) {
-		ret = -EFAULT;
-		goto out_free;
-	}
-	for (i = 0; i < args->count; i++) {
-		if (!m890_packet_valid(q->mdev, &pkts[i])) {
-			ret = -EINVAL;
-			goto out_free;
-		}
-	}
-
 	f = m890_fence_alloc();
 	chain = dma_fence_chain_alloc();
 	if (!f || !chain) {
@@ -748,92 +968,20 @@ int m890_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		goto out_free;
 	}
 
-	/*
-	 * Ring space is awaited with neither q->lock nor drm_dev_enter() held,
-	 * so the job timeout (which takes q->lock), queue destruction and
-	 * device removal are never held up by a waiting submitter; the queue
-	 * is checked again under the lock after each wait.
-	 */
-	for (;;) {
-		if (!drm_dev_enter(dev, &idx)) {
-			ret = -ENODEV;
-			goto out_free;
-		}
-		ret = mutex_lock_interruptible(&q->lock);
-		if (ret)
-			goto out_exit;
-		if (q->torn) {
-			ret = -ENOENT;
-			goto out_unlock;
-		}
-		if (READ_ONCE(q->ctx->bad)) {
-			ret = -EIO;
-			goto out_unlock;
-		}
-		if (READ_ONCE(q->dead)) {
-			/* A queue being destroyed is gone; any other death is an error. */
-			ret = READ_ONCE(q->dead) == -ECANCELED ? -ENOENT : -EIO;
-			goto out_unlock;
-		}
-		if (m890_queue_space(q) >= args->count + 1)
-			break;
-		mutex_unlock(&q->lock);
-		drm_dev_exit(idx);
-		if (!wait_left) {
-			ret = -EAGAIN;
-			goto out_free;
-		}
-		wret = wait_event_interruptible_timeout(q->space_wq,
-							READ_ONCE(q->dead) ||
-							m890_queue_space(q) >= args->count + 1,
-							wait_left);
-		if (wret < 0) {
-			ret = wret;
-			goto out_free;
-		}
-		/* Once time is up, one last look under the lock. */
-		wait_left = wret;
-	}
-
-	ret = m890_file_bos_lock(file, &objs, &nobjs, &acquire);
+	ret = m890_submit_wait_space(q, args->count + 1, &idx);
 	if (ret)
-		goto out_unlock;
-	/* Lock order: BO reservations, then reset_sem (see m890_drv.h). */
-	down_read(&to_m890(dev)->reset_sem);
-	if (READ_ONCE(q->dead) || READ_ONCE(q->ctx->bad)) {
-		up_read(&to_m890(dev)->reset_sem);
-		m890_file_bos_unlock(objs, nobjs, &acquire);
-		ret = READ_ONCE(q->dead) == -ECANCELED && !READ_ONCE(q->ctx->bad) ?
-		      -ENOENT : -EIO;
-		goto out_unlock;
-	}
-	m890_fence_init(q, f, ++q->seqno);
-	for (i = 0; i < nobjs; i++)
-		dma_resv_add_fence(objs[i]->resv, &f->base, DMA_RESV_USAGE_WRITE);
-	/*
-	 * The fence takes over the BO references: once it is on the pending
-	 * list it may signal and drop them at any time, so the reservations
-	 * are unlocked first and @objs is not touched after the push.
-	 */
-	if (objs)
-		drm_gem_unlock_reservations(objs, nobjs, &acquire);
-	f->bos = objs;
-	f->nbos = nobjs;
-	m890_queue_push(q, pkts, args->count, f);
-	up_read(&to_m890(dev)->reset_sem);
-	drm_syncobj_add_point(q->syncobj, chain, &f->base, f->base.seqno);
-	chain = NULL;
-	m890_queue_watch(q);
-	args->seqno = f->base.seqno;
-	/* Drop the creation reference; the list and the syncobj hold theirs. */
-	dma_fence_put(&f->base);
-	f = NULL;
-	ret = 0;
-
-out_unlock:
+		goto out_free;
+	ret = m890_submit_push(q, pkts, args->count, f, chain);
 	mutex_unlock(&q->lock);
-out_exit:
 	drm_dev_exit(idx);
+	if (!ret) {
+		args->seqno = f->base.seqno;
+		/* Drop the creation reference; the list and the syncobj hold theirs. */
+		dma_fence_put(&f->base);
+		f = NULL;
+		chain = NULL;
+	}
+
 out_free:
 	dma_fence_chain_free(chain);
 	kfree(f);

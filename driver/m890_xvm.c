@@ -66,6 +66,9 @@
 #include <drm/drm_gem.h>
 
 #include "m890_drv.h"
+#include "m890_fabric.h"
+#include "m890_gem.h"
+#include "m890_xvm.h"
 
 /**
  * struct m890_xvm_win - windows of one card on one export.
@@ -399,6 +402,47 @@ static const struct drm_gem_object_funcs m890_window_funcs = {
 	.export = m890_window_export,
 };
 
+/*
+ * WINDOW_OPEN of export @key on card @fabric_id through @mdev: returns the
+ * card's count of windows on it (a reference) with the range word and
+ * slot in @res, or an ERR_PTR: the switch's refusal, -EIO for an answer
+ * the switch cannot have given, -ENOMEM.  On error the window is closed.
+ */
+static struct m890_xvm_win *m890_window_open(struct m890_device *mdev, u32 fabric_id,
+					     u64 key, u64 *res)
+{
+	struct m890_xvm_win *win;
+	int ret;
+
+	mutex_lock(&mdev->xvm_lock);
+	ret = m890_sw_cmd(mdev, M890_SW_OP_WINDOW_OPEN, fabric_id, key, 0, res, 2);
+	if (ret) {
+		mutex_unlock(&mdev->xvm_lock);
+		return ERR_PTR(ret);
+	}
+	if (!m890_range_bytes(res[0]) || m890_range_bytes(res[0]) > M890_VA_SIZE ||
+	    res[1] >= M890_SW_EXPORTS) {
+		/* Not something the switch can have accepted. */
+		drm_err(&mdev->drm, "WINDOW_OPEN on %u: bad range 0x%llx or slot %llu\n",
+			fabric_id, res[0], res[1]);
+		ret = -EIO;
+		goto out_close;
+	}
+	win = m890_xvm_win_get(mdev, fabric_id, res[1], key);
+	if (!win) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	mutex_unlock(&mdev->xvm_lock);
+	return win;
+
+out_close:
+	if (res[1] < M890_SW_EXPORTS)
+		m890_sw_cmd(mdev, M890_SW_OP_WINDOW_CLOSE, fabric_id, res[1], 0, NULL, 0);
+	mutex_unlock(&mdev->xvm_lock);
+	return ERR_PTR(ret);
+}
+
 /**
  * m890_fabric_import_ioctl() - DRM_IOCTL_M890_FABRIC_IMPORT.
  * @dev: DRM device.
@@ -429,28 +473,12 @@ int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return -ENOMEM;
-
-	mutex_lock(&mdev->xvm_lock);
-	ret = m890_sw_cmd(mdev, M890_SW_OP_WINDOW_OPEN, args->fabric_id, args->key, 0, res, 2);
-	if (ret) {
-		mutex_unlock(&mdev->xvm_lock);
+	win = m890_window_open(mdev, args->fabric_id, args->key, res);
+	if (IS_ERR(win)) {
 		kfree(bo);
-		return ret;
+		return PTR_ERR(win);
 	}
 	size = m890_range_bytes(res[0]);
-	if (!size || size > M890_VA_SIZE || res[1] >= M890_SW_EXPORTS) {
-		/* Not something the switch can have accepted. */
-		drm_err(&mdev->drm, "WINDOW_OPEN on %u: bad range 0x%llx or slot %llu\n",
-			args->fabric_id, res[0], res[1]);
-		ret = -EIO;
-		goto out_close;
-	}
-	win = m890_xvm_win_get(mdev, args->fabric_id, res[1], args->key);
-	if (!win) {
-		ret = -ENOMEM;
-		goto out_close;
-	}
-	mutex_unlock(&mdev->xvm_lock);
 
 	/* From here m890_window_free() undoes everything. */
 	m890_bo_init(bo, M890_BO_KIND_PEER);
@@ -482,12 +510,5 @@ int m890_fabric_import_ioctl(struct drm_device *dev, void *data, struct drm_file
 out_put:
 	/* The handle, if any, holds the object from here on. */
 	drm_gem_object_put(obj);
-	return ret;
-
-out_close:
-	if (res[1] < M890_SW_EXPORTS)
-		m890_sw_cmd(mdev, M890_SW_OP_WINDOW_CLOSE, args->fabric_id, res[1], 0, NULL, 0);
-	mutex_unlock(&mdev->xvm_lock);
-	kfree(bo);
 	return ret;
 }

@@ -32,6 +32,8 @@
 #define M890_REG_VERSION		0x0004	/* RO: major << 16 | minor */
 #define  M890_SPEC_VERSION		0x00010001	/* 1.1 */
 #define  M890_SPEC_VERSION_1_0		0x00010000	/* a 1.0 card */
+#define  M890_SPEC_MAJOR(v)		((v) >> 16)
+#define  M890_SPEC_MINOR(v)		((v) & 0xffff)
 #define M890_REG_CAPS			0x0008	/* RO: M890_HWCAP_* */
 #define  M890_HWCAP_MMU			(1u << 0)
 #define  M890_HWCAP_FABRIC		(1u << 1)
@@ -127,6 +129,8 @@ enum m890_fault_reason {
 #define M890_PTE_PEER_SHIFT		6
 #define M890_PTE_PEER_MASK		(0x3full << 6)	/* peer fabric id */
 #define M890_PTE_ADDR_MASK		0x000ffffffffff000ull
+/* DMA addresses the card takes (PTEs, rings, tables): bits 51:0 */
+#define M890_DMA_ADDR_BITS		52
 #define M890_PTE_RSVD_MASK		0xfff0000000000008ull
 /* non-leaf entries: TARGET and PEER are reserved too (WRITE is ignored) */
 #define M890_PTE_TABLE_RSVD_MASK	(M890_PTE_RSVD_MASK | M890_PTE_TARGET_MASK | \
@@ -239,6 +243,11 @@ enum m890_sw_port_word {
 	M890_SW_PORT_INJECT_DROPS = 10,	/* transfers still to be dropped */
 	M890_SW_PORT_WORDS = 11,
 };
+
+/* Fields of the M890_SW_PORT_STATE word, one byte each */
+#define M890_SW_STATE_ADMIN(w)		((w) & 0xff)
+#define M890_SW_STATE_OPER(w)		(((w) >> 8) & 0xff)
+#define M890_SW_STATE_PRESENT(w)	(((w) >> 16) & 0xff)
 
 #define M890_SW_PORTS			64
 #define M890_SW_PARTITIONS		64	/* partition ids 0..63 */

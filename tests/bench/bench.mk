@@ -85,3 +85,12 @@ $(M890_BUILD)/bench/mpi_a2a_perf: tests/bench/mpi_a2a_perf.c tests/bench/bench_p
 		libm890/examples/cli_args.h
 	@mkdir -p $(@D)
 	mpicc $(BENCH_HOST_CFLAGS) -Ilibm890/examples -o $@ $<
+
+# submit_perf: SUBMIT's wall time against the BOs the file holds (raw
+# ioctls, no libm890), in the guest image.
+SUBMIT_PERF_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Iuapi \
+	$(call m890_pkg_config,SUBMIT_PERF_DRM_CFLAGS,--cflags libdrm)
+$(M890_BUILD)/bin/submit_perf: tests/bench/submit_perf.c uapi/drm/m890_accel.h uapi/drm/m890_packets.h
+	@mkdir -p $(@D)
+	$(CC) $(SUBMIT_PERF_CFLAGS) -o $@ $< $(call m890_pkg_config,SUBMIT_PERF_DRM_LIBS,--libs libdrm)
+bench-guest: $(M890_BUILD)/bin/submit_perf
