@@ -84,6 +84,14 @@ void m890_store_elem(uint8_t *p, unsigned int esz, float f);
 void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
                    unsigned int nblk, uint8_t *mx, uint8_t *sc);
 
+/*
+ * Add the start of the segments @sg -> @dg, at most *@n bytes, to the
+ * piece @p, pinning both sides; *@n receives the bytes added.  False if
+ * either side is not memory a pool thread may copy (m890_worker.c).
+ */
+bool m890_piece_add(M890State *s, M890Piece *p, const M890Seg *sg,
+                    const M890Seg *dg, uint64_t *n);
+
 /* m890_rows.c: spec 1.1 row packets (CAPS.ROWS) */
 void m890_rows_reset(M890Queue *q);
 int m890_table_row(M890State *s, M890Queue *q, unsigned int t,

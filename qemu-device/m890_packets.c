@@ -350,99 +350,74 @@ int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
 }
 
 /*
- * Host pointer for @n bytes at segment @g, mapping host memory; NULL if
- * the segment is not RAM the device can access directly (MMIO, nothing,
- * a bounce buffer would be needed).  *@n may shrink to what was mapped.
+ * Fill the new piece @p with up to @len bytes from VA @src to VA @dst,
+ * translating and checking every page first.  Stops early at a segment a
+ * pool thread may not copy.  Returns 0 or a qerr (a fault of a page of
+ * the piece: the piece is then dropped, none of it was written).
  */
-static void *m890_seg_map(M890State *s, const M890Seg *g, uint64_t *n,
-                          bool write, void **map, uint64_t *map_len)
+static int m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
+                           uint64_t src, uint64_t dst, uint64_t len,
+                           M890Budget *b)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
-    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
-    hwaddr xlat, l = *n, plen;
-    MemoryRegion *mr;
-    void *p;
+    uint64_t off = 0, n;
+    M890Seg sg, dg;
+    int ret;
 
-    *map = NULL;
-    if (g->ptr) {
-        return g->ptr;
-    }
-    WITH_RCU_READ_LOCK_GUARD() {
-        mr = address_space_translate(as, g->dma, &xlat, &l, write, attrs);
-        if (!memory_access_is_direct(mr, write, attrs)) {
-            return NULL;
+    while (off < len && b->bytes) {
+        n = MIN(len - off, b->bytes);
+        ret = m890_seg(s, q, src + off, n, false, &sg);
+        if (!ret) {
+            ret = m890_seg(s, q, dst + off, n, true, &dg);
         }
+        if (ret) {
+            return ret;
+        }
+        if (!m890_piece_add(s, p, &sg, &dg, &n)) {
+            break;
+        }
+        off += n;
+        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
     }
-    plen = MIN(l, *n);
-    p = address_space_map(as, g->dma, &plen, write, attrs);
-    if (!p) {
-        return NULL;
-    }
-    *map = p;
-    *map_len = plen;
-    *n = MIN(*n, plen);
-    return p;
+    return 0;
 }
 
 /*
- * Hand up to M890_ASYNC_PIECE bytes of a forward copy to the copy worker
- * (m890_worker.c).  Returns M890_EXEC_ASYNC when a piece was queued, 0
- * when the next bytes must be copied inline, or a qerr (a fault of any
- * page of the piece; nothing of the piece is then written).
+ * Hand the forward copy of @len bytes from VA @src to VA @dst to pool
+ * threads (m890_worker.c), piece by piece, as far as slots and the run's
+ * budget allow; @serial (overlapping ranges): one piece at a time.
+ * Returns M890_EXEC_ASYNC when pieces are in flight, 0 when the next
+ * bytes must be copied in the bottom half (nothing in flight), or a qerr.
  */
 static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
-                           uint64_t dst, uint64_t len, M890Budget *b)
+                           uint64_t dst, uint64_t len, bool serial,
+                           M890Budget *b)
 {
-    M890Job *j = &s->job;
-    M890JobSeg *js;
-    M890Seg sg, dg;
-    uint64_t n;
-    int ret;
+    uint64_t off = 0;
+    M890Piece *p;
+    int ret = 0;
 
-    if (len < M890_ASYNC_MIN || !m890_async_idle(s)) {
-        return 0;
+    while (off < len && b->bytes && m890_async_slot(s, q) &&
+           !(serial && q->npieces)) {
+        p = m890_piece_new(s, q);
+        ret = m890_piece_fill(s, q, p, src + off, dst + off,
+                              MIN(len - off, M890_ASYNC_PIECE), b);
+        if (ret || !m890_piece_bytes(p)) {
+            m890_piece_free(p);
+            break;
+        }
+        off += m890_piece_bytes(p);
+        m890_piece_submit(s, q, p);
     }
-    while (j->bytes < len && b->bytes && j->nseg < M890_ASYNC_SEGS &&
-           j->bytes < M890_ASYNC_PIECE) {
-        n = MIN(MIN(len - j->bytes, b->bytes), M890_ASYNC_PIECE - j->bytes);
-        ret = m890_seg(s, q, src + j->bytes, n, false, &sg);
-        if (!ret) {
-            ret = m890_seg(s, q, dst + j->bytes, n, true, &dg);
-        }
-        if (ret) {
-            m890_job_unmap(s, false);
-            return ret;
-        }
-        if (sg.peer >= 0 || dg.peer >= 0) {
-            break;                      /* the fabric stays inline */
-        }
-        n = MIN(sg.len, dg.len);
-        js = &j->seg[j->nseg];
-        js->dst_map = NULL;
-        js->src = m890_seg_map(s, &sg, &n, false, &js->src_map,
-                               &js->src_map_len);
-        if (js->src) {
-            js->dst = m890_seg_map(s, &dg, &n, true, &js->dst_map,
-                                   &js->dst_map_len);
-        }
-        if (!js->src || !js->dst) {
-            if (js->src_map) {
-                address_space_unmap(pci_get_address_space(PCI_DEVICE(s)),
-                                    js->src_map, js->src_map_len, false, 0);
-            }
-            break;                      /* not plain RAM: inline */
-        }
-        js->len = n;
-        j->nseg++;
-        j->bytes += n;
-        j->cls_bytes[sg.cls] += n;
-        j->cls_bytes[dg.cls] += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+    if (!q->npieces) {
+        return ret;
     }
-    if (!j->nseg) {
-        return 0;
+    if (ret) {
+        /* raised once the pieces before the fault are retired */
+        q->piece_err = ret;
     }
-    m890_async_submit(s, q);
+    /* only a run out of budget goes on before a piece retires */
+    q->piece_wait = ret || b->bytes || off == len || serial ||
+                    !m890_async_slot(s, q);
     return M890_EXEC_ASYNC;
 }
 
@@ -451,7 +426,8 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t size = le64_to_cpu(p->size), done, chunk, off;
+    uint64_t size = le64_to_cpu(p->size), done, chunk, off, pos;
+    bool overlap = src < dst + size && dst < src + size;
     int ret;
 
     if (dst > src && dst < src + size) {
@@ -474,10 +450,20 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
         }
         return M890_EXEC_DONE;
     }
-    ret = m890_copy_async(s, q, src + q->progress, dst + q->progress,
-                          size - q->progress, b);
-    if (ret) {
-        return ret;
+    if (q->piece_err && !q->npieces) {
+        return q->piece_err;
+    }
+    pos = q->progress + q->piece_bytes;
+    if (size - q->progress >= M890_ASYNC_MIN && pos < size) {
+        ret = m890_copy_async(s, q, src + pos, dst + pos, size - pos,
+                              overlap, b);
+        if (ret) {
+            return ret;
+        }
+    }
+    if (q->npieces) {
+        q->piece_wait = true;
+        return M890_EXEC_ASYNC;
     }
     ret = m890_copy_fwd(s, q, src + q->progress, dst + q->progress,
                         size - q->progress, b, &done);

@@ -43,6 +43,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->wait_kicked = false;
     q->wait_sem = NULL;
     q->progress = 0;
+    q->piece_err = 0;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
     m890_clock_queue_reset(s, q);
@@ -70,6 +71,8 @@ uint32_t m890_queue_status(M890State *s, M890Queue *q)
 
 void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
 {
+    m890_async_cancel(s, q);
+    q->piece_err = 0;
     q->err = err;
     q->err_head = q->head;
     q->have_pkt = false;
@@ -83,7 +86,7 @@ void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
 
 static bool m890_queue_runnable(M890Queue *q)
 {
-    return q->enabled && !q->err && !q->busy &&
+    return q->enabled && !q->err && !q->piece_wait && !q->orphans &&
            (q->have_pkt || q->head != q->tail);
 }
 
@@ -166,6 +169,7 @@ static int m890_fetch(M890State *s, M890Queue *q)
     }
     q->have_pkt = true;
     q->progress = 0;
+    q->piece_err = 0;
     q->snap_valid = false;
     m890_rows_reset(q);
     m890_clock_fetch(s, q);
