@@ -8,9 +8,9 @@
 #define HW_M890_EXEC_H
 
 #include "m890.h"
+#include "m890_arith.h"
 
 #define M890_REDUCE_COLS    1024    /* elements per REDUCE step */
-#define M890_MX_BLOCK       32
 #define M890_MX_STEP        2048    /* elements per MX step */
 
 /* One directly usable piece of a translated VA range. */
@@ -21,22 +21,6 @@ typedef struct M890Seg {
     int peer;                   /* egress port, -1 if not PEER */
     unsigned int cls;           /* M890_CLS_* of the timing model */
 } M890Seg;
-
-/*
- * An OCP MX v1.0 element format: @mbits mantissa bits, exponent @bias,
- * @emax the exponent of the largest normal, @maxcode the code of the
- * largest magnitude (the saturation target), @signbit the sign's bit.
- */
-typedef struct M890MxFmt {
-    int mbits;
-    int bias;
-    int emax;
-    unsigned int maxcode;
-    unsigned int signbit;
-} M890MxFmt;
-
-extern const M890MxFmt m890_fp4;        /* E2M1 */
-extern const M890MxFmt m890_fp8;        /* E4M3 */
 
 /* Trace and log a bad field of @q's packet; returns M890_QERR_BAD_FIELD. */
 int m890_bad_field(M890Queue *q, const char *what);
@@ -70,11 +54,13 @@ int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
 int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src, uint64_t dst,
                   uint64_t len, M890Budget *b, uint64_t *done);
 
-/* BF16 and FP32 elements (spec 7.10): exact widening, RNE narrowing. */
-float m890_bf16_to_f32(uint16_t h);
-uint16_t m890_f32_to_bf16(float f);
-float m890_load_elem(const uint8_t *p, unsigned int esz);
-void m890_store_elem(uint8_t *p, unsigned int esz, float f);
+/*
+ * Load an FP32 or BF16 (@esz 4 or 2) element as binary32 bits (BF16
+ * widened exactly); store binary32 bits as one (BF16 rounded to nearest
+ * even, NaN as 0x7fc0).
+ */
+uint32_t m890_load_elem(const uint8_t *p, unsigned int esz);
+void m890_store_elem(uint8_t *p, unsigned int esz, uint32_t f);
 
 /*
  * MX_QUANT (spec 7.11) of @nblk blocks of 32 elements of @esz bytes at

@@ -27,7 +27,6 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
-#include <math.h>
 
 #include "m890.h"
 #include "m890_exec.h"
@@ -899,49 +898,17 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-float m890_bf16_to_f32(uint16_t h)
+uint32_t m890_load_elem(const uint8_t *p, unsigned int esz)
 {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-
-    memcpy(&f, &u, 4);
-    return f;
+    return esz == 2 ? m890_bf16_to_f32(lduw_le_p(p)) : ldl_le_p(p);
 }
 
-uint16_t m890_f32_to_bf16(float f)
-{
-    uint32_t u;
-
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffff) > 0x7f800000) {
-        return 0x7fc0;                  /* spec 7.10: the default NaN */
-    }
-    u += 0x7fff + ((u >> 16) & 1);      /* round to nearest even */
-    return u >> 16;
-}
-
-float m890_load_elem(const uint8_t *p, unsigned int esz)
-{
-    if (esz == 2) {
-        return m890_bf16_to_f32(lduw_le_p(p));
-    } else {
-        uint32_t u = ldl_le_p(p);
-        float f;
-
-        memcpy(&f, &u, 4);
-        return f;
-    }
-}
-
-void m890_store_elem(uint8_t *p, unsigned int esz, float f)
+void m890_store_elem(uint8_t *p, unsigned int esz, uint32_t f)
 {
     if (esz == 2) {
         stw_le_p(p, m890_f32_to_bf16(f));
     } else {
-        uint32_t u;
-
-        memcpy(&u, &f, 4);
-        stl_le_p(p, u);
+        stl_le_p(p, f);
     }
 }
 
@@ -960,7 +927,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     unsigned int flags = le16_to_cpu(p->flags), k = p->k, esz, j, c, ncol;
     bool table = flags & M890_REDUCE_F_SRC_TABLE;
     bool unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
-    float acc[M890_REDUCE_COLS], w;
+    uint32_t acc[M890_REDUCE_COLS];
     uint64_t total, r, col, row_bytes, off, rowva;
     bool skip;
     int ret;
@@ -1020,14 +987,14 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             }
             for (j = 0; j < k; j++) {
                 q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
-                q->snap_w[j] = unweighted ? 0x3f800000 :     /* 1.0f */
+                q->snap_w[j] = unweighted ? M890_F32_ONE :
                                le32_to_cpu(q->snap_w[j]);
             }
             q->snap_row = r;
             q->snap_valid = true;
         }
         for (c = 0; c < ncol; c++) {
-            acc[c] = 0.0f;
+            acc[c] = 0;                 /* +0.0 */
         }
         for (j = 0; j < k; j++) {
             uint32_t ix = q->snap_idx[j], wb = q->snap_w[j];
@@ -1057,18 +1024,12 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             if (ret) {
                 return ret;
             }
-            if (unweighted) {
-                for (c = 0; c < ncol; c++) {
-                    acc[c] = acc[c] + m890_load_elem(s->bounce + c * esz, esz);
-                }
-                continue;
-            }
-            memcpy(&w, &wb, 4);
             for (c = 0; c < ncol; c++) {
-                float x = m890_load_elem(s->bounce + c * esz, esz);
-                float prod = w * x;
+                uint32_t x = m890_load_elem(s->bounce + c * esz, esz);
 
-                acc[c] = acc[c] + prod;
+                /* 1.0 * x is exact: UNWEIGHTED adds the rows as they are */
+                acc[c] = m890_f32_add(acc[c], unweighted ? x :
+                                      m890_f32_mul(wb, x));
             }
         }
         for (c = 0; c < ncol; c++) {
@@ -1086,101 +1047,26 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-/*
- * OCP MX v1.0 element codecs.  A format has @mbits mantissa bits, exponent
- * @bias and @maxcode, the code of the largest normal magnitude (saturation
- * target).  Rounding is to nearest, ties to even (nearbyint in the default
- * rounding mode).
- */
-const M890MxFmt m890_fp4 = { 1, 1, 2, 0x7, 0x8 };
-const M890MxFmt m890_fp8 = { 3, 7, 8, 0x7e, 0x80 };
-
-static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
-{
-    unsigned int sign = signbit(v) ? f->signbit : 0, code;
-    double a = fabs(v), q;
-    int e, emin = 1 - f->bias;
-
-    if (isnan(v)) {
-        return 0;       /* spec 7.11: non-finite blocks hold code 0 */
-    }
-    if (a == 0) {
-        return sign;
-    }
-    frexp(a, &e);
-    e -= 1;                             /* a = 1.m * 2^e */
-    if (e > f->emax) {
-        return sign | f->maxcode;
-    }
-    if (e < emin) {
-        e = emin;                       /* subnormal spacing */
-        q = nearbyint(ldexp(a, f->mbits - e));
-        code = (unsigned int)q;
-    } else {
-        q = nearbyint(ldexp(a, f->mbits - e));
-        code = (unsigned int)((e + f->bias) << f->mbits) +
-               (unsigned int)q - (1u << f->mbits);
-    }
-    return sign | MIN(code, f->maxcode);
-}
-
-static double m890_mx_decode(const M890MxFmt *f, unsigned int code)
-{
-    unsigned int mag = code & (f->signbit - 1);
-    int exp = mag >> f->mbits, man = mag & ((1 << f->mbits) - 1);
-    double v;
-
-    if (f == &m890_fp8 && mag == 0x7f) {
-        return NAN;
-    }
-    if (exp == 0) {
-        v = ldexp(man, 1 - f->bias - f->mbits);
-    } else {
-        v = ldexp(man + (1 << f->mbits), exp - f->bias - f->mbits);
-    }
-    return (code & f->signbit) ? -v : v;
-}
-
 void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
                    unsigned int nblk, uint8_t *mx, uint8_t *sc)
 {
-    unsigned int i, j;
+    uint32_t v[M890_MX_BLOCK];
+    uint8_t code[M890_MX_BLOCK];
+    unsigned int i, j, e0;
 
     memset(mx, 0, f == &m890_fp4 ? nblk * M890_MX_BLOCK / 2 :
                                    nblk * M890_MX_BLOCK);
     for (i = 0; i < nblk; i++) {
-        float amax = 0;
-        bool bad = false;
-        int x, e;
-
         for (j = 0; j < M890_MX_BLOCK; j++) {
-            float v = m890_load_elem(el + (i * 32 + j) * esz, esz);
-
-            if (!isfinite(v)) {
-                bad = true;
-            } else if (fabsf(v) > amax) {
-                amax = fabsf(v);
-            }
+            v[j] = m890_load_elem(el + (i * M890_MX_BLOCK + j) * esz, esz);
         }
-        if (bad) {
-            x = 128;                    /* scale NaN */
-        } else if (amax == 0) {
-            x = -127;
-        } else {
-            frexpf(amax, &e);
-            x = MAX(MIN(e - 1 - f->emax, 127), -127);
-        }
-        sc[i] = x + 127;
+        sc[i] = m890_mx_quant_block(f, v, code);
         for (j = 0; j < M890_MX_BLOCK; j++) {
-            unsigned int e0 = i * 32 + j;
-            double v = m890_load_elem(el + e0 * esz, esz);
-            /* spec 7.11: a NaN-scale block holds code 0 */
-            unsigned int code = bad ? 0 : m890_mx_encode(f, ldexp(v, -x));
-
+            e0 = i * M890_MX_BLOCK + j;
             if (f == &m890_fp4) {
-                mx[e0 / 2] |= code << ((e0 & 1) * 4);
+                mx[e0 / 2] |= code[j] << ((e0 & 1) * 4);
             } else {
-                mx[e0] = code;
+                mx[e0] = code[j];
             }
         }
     }
@@ -1255,11 +1141,10 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
             for (i = 0; i < n; i++) {
                 unsigned int code = f == &m890_fp4 ?
                                     (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
-                uint8_t e8 = sc[i / M890_MX_BLOCK];
-                double v = e8 == 0xff ? NAN :
-                           ldexp(m890_mx_decode(f, code), e8 - 127);
 
-                m890_store_elem(el + i * esz, esz, (float)v);
+                m890_store_elem(el + i * esz, esz,
+                                m890_mx_dequant(f, code,
+                                                sc[i / M890_MX_BLOCK]));
             }
             ret = m890_rw(s, q, dst + q->progress * esz, el, n * esz, true);
         }

@@ -31,7 +31,6 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hw/pci/pci_device.h"
-#include <math.h>
 
 #include "m890.h"
 #include "m890_exec.h"
@@ -148,19 +147,6 @@ static int m890_rows_va(M890State *s, M890Queue *q, const M890Rows *r,
 }
 
 /*
- * Store @f as an ADD result (spec 7.13): BF16 rounded to nearest even,
- * every NaN as the default quiet NaN of the type.
- */
-static void m890_store_sum(uint8_t *p, unsigned int esz, float f)
-{
-    if (esz == 4 && isnan(f)) {
-        stl_le_p(p, 0x7fc00000);
-    } else {
-        m890_store_elem(p, esz, f);
-    }
-}
-
-/*
  * dst[0 .. n) += add[0 .. n) for @n elements of @esz bytes at VA @va, as
  * the card owning the memory does it: on this card (HBM, host memory) the
  * destination is read and written and both are charged; on a peer the
@@ -192,10 +178,11 @@ static int m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
         }
     }
     for (i = 0; i < n; i++) {
-        float a = m890_load_elem(cur + i * esz, esz);
-        float b = m890_load_elem(add + i * esz, esz);
+        /* spec 7.13: one binary32 sum, every NaN the default one */
+        uint32_t a = m890_load_elem(cur + i * esz, esz);
+        uint32_t b = m890_load_elem(add + i * esz, esz);
 
-        m890_store_sum(cur + i * esz, esz, a + b);
+        m890_store_elem(cur + i * esz, esz, m890_f32_add(a, b));
     }
     for (pos = 0; pos < len; pos += g.len) {
         ret = m890_seg(s, q, va + pos, len - pos, true, &g);
