@@ -7,6 +7,15 @@
  * through the first probed card that is attached to a switch, with the
  * switch commands of m890_fabric.c.  Changes need CAP_NET_ADMIN.
  *
+ * The family structure, its multicast groups, the ops table and the
+ * per-operation attribute policies are generated from
+ * Documentation/netlink/specs/icn.yaml by the kernel's ynl-gen-c.py into
+ * m890_netlink_gen.c (scripts/ynl.sh); this file holds the handlers the
+ * generated table names (icn_nl_<op>_doit/_dumpit).  The family is
+ * visible in every network namespace (the generated netnsok); the switch
+ * is one piece of hardware, so every namespace sees the same state, and
+ * notifications are sent in the initial namespace only.
+ *
  * Objects: the switch, its ports, the cards of this system, the routing
  * table (one entry per destination fabric id), partitions and error
  * injection.  Partitions exist in the switch only as a number per port;
@@ -45,7 +54,7 @@
 
 #include "m890_drv.h"
 #include "m890_fabric.h"
-#include "linux/icn_netlink.h"
+#include "m890_netlink_gen.h"
 
 static unsigned int m890_fabric_gen = 1;
 
@@ -69,8 +78,6 @@ static struct m890_fabric_seen {
 
 /* Partitions defined by PARTITION_ADD or PORT_SET (under m890_fabric_lock). */
 static u64 m890_parts_defined = BIT_ULL(0);
-
-static struct genl_family icn_family;
 
 static u32 m890_state_to_icn(u64 state)
 {
@@ -149,28 +156,26 @@ static int m890_partition_fill(struct sk_buff *msg, u32 id, const u32 *partition
 	return 0;
 }
 
-/* Multicast a message built by @fill on @group (an index in icn_mcgrps). */
+/* Multicast a message built by @fill on @group (ICN_NLGRP_*) in init_net. */
 static void m890_ntf(u8 cmd, unsigned int group,
 		     int (*fill)(struct sk_buff *msg, const void *arg), const void *arg)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&icn_family, &init_net, group))
+	if (!genl_has_listeners(&icn_nl_family, &init_net, group))
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &icn_family, 0, cmd);
+	hdr = genlmsg_put(msg, 0, 0, &icn_nl_family, 0, cmd);
 	if (!hdr || fill(msg, arg)) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&icn_family, msg, 0, group, GFP_KERNEL);
+	genlmsg_multicast(&icn_nl_family, msg, 0, group, GFP_KERNEL);
 }
-
-enum { M890_MCGRP_CONFIG, M890_MCGRP_ERRORS };
 
 static int m890_port_ntf_fill(struct sk_buff *msg, const void *arg)
 {
@@ -223,14 +228,14 @@ static int m890_error_ntf_fill(struct sk_buff *msg, const void *arg)
 	if (nla_put_u32(msg, ICN_A_ERROR_KIND, e->kind))
 		return -EMSGSIZE;
 	switch (e->kind) {
-	case ICN_ERROR_FABRIC_FAULT:
+	case ICN_ERROR_KIND_FABRIC_FAULT:
 		if (m890_put_dev_name(msg, ICN_A_CARD_DEV_NAME, e->card) ||
 		    nla_put_u32(msg, ICN_A_CARD_FABRIC_ID, e->card->fabric_id) ||
 		    nla_put_u64_64bit(msg, ICN_A_ERROR_ADDR, e->addr, ICN_A_PAD) ||
 		    nla_put_u32(msg, ICN_A_ERROR_COUNT, e->count))
 			return -EMSGSIZE;
 		return 0;
-	case ICN_ERROR_INJECTED:
+	case ICN_ERROR_KIND_INJECTED:
 		if (nla_put_u32(msg, ICN_A_INJECT_KIND, e->inject_kind) ||
 		    (e->inject_count &&
 		     nla_put_u64_64bit(msg, ICN_A_INJECT_COUNT, e->inject_count, ICN_A_PAD)))
@@ -243,7 +248,7 @@ static int m890_error_ntf_fill(struct sk_buff *msg, const void *arg)
 
 static void m890_error_ntf(const struct m890_fabric_err *e)
 {
-	m890_ntf(ICN_CMD_ERROR_NTF, M890_MCGRP_ERRORS, m890_error_ntf_fill, e);
+	m890_ntf(ICN_CMD_ERROR_NTF, ICN_NLGRP_ERRORS, m890_error_ntf_fill, e);
 }
 
 /* Announce @port unconditionally and record it as seen. */
@@ -253,7 +258,7 @@ static void m890_port_notify(const struct m890_port *port)
 	m890_seen.state[port->index] = port->w[M890_SW_PORT_STATE];
 	m890_seen.partition[port->index] = port->w[M890_SW_PORT_PARTITION];
 	m890_fabric_gen++;
-	m890_ntf(ICN_CMD_PORT_NTF, M890_MCGRP_CONFIG, m890_port_ntf_fill, port);
+	m890_ntf(ICN_CMD_PORT_NTF, ICN_NLGRP_CONFIG, m890_port_ntf_fill, port);
 }
 
 /* Partitions that exist given the seen port partitions. */
@@ -295,7 +300,7 @@ static void m890_fabric_snapshot(struct m890_device *mdev)
  */
 static void m890_fabric_sync(struct m890_device *mdev)
 {
-	struct m890_fabric_err err = { .kind = ICN_ERROR_LINK_ERROR };
+	struct m890_fabric_err err = { .kind = ICN_ERROR_KIND_LINK_ERROR };
 	u64 dirty_parts = 0, entry, parts;
 	struct m890_route_arg r;
 	struct m890_port port;
@@ -329,7 +334,7 @@ static void m890_fabric_sync(struct m890_device *mdev)
 		m890_fabric_gen++;
 		r.fid = i;
 		r.entry = entry;
-		m890_ntf(ICN_CMD_ROUTE_NTF, M890_MCGRP_CONFIG, m890_route_ntf_fill, &r);
+		m890_ntf(ICN_CMD_ROUTE_NTF, ICN_NLGRP_CONFIG, m890_route_ntf_fill, &r);
 	}
 	parts = m890_parts_existing();
 	dirty_parts |= parts ^ m890_seen.parts;
@@ -338,7 +343,7 @@ static void m890_fabric_sync(struct m890_device *mdev)
 		if (!(dirty_parts & BIT_ULL(i)))
 			continue;
 		m890_fabric_gen++;
-		m890_ntf(ICN_CMD_PARTITION_NTF, M890_MCGRP_CONFIG, m890_partition_ntf_fill, &i);
+		m890_ntf(ICN_CMD_PARTITION_NTF, ICN_NLGRP_CONFIG, m890_partition_ntf_fill, &i);
 	}
 }
 
@@ -381,7 +386,7 @@ static int m890_switch_fill(struct sk_buff *msg, const void *arg)
 	return 0;
 }
 
-static int icn_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct m890_device *mdev;
 	u64 data[3];
@@ -398,7 +403,7 @@ static int icn_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int icn_port_get_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct m890_device *mdev;
 	struct m890_port port;
@@ -443,13 +448,13 @@ static void *m890_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 
 	void *hdr;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &icn_family, NLM_F_MULTI, cmd);
+			  &icn_nl_family, NLM_F_MULTI, cmd);
 	if (hdr)
 		genl_dump_check_consistent(cb, hdr);
 	return hdr;
 }
 
-static int icn_port_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int icn_nl_port_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct m890_device *mdev;
 	struct m890_port port;
@@ -508,7 +513,7 @@ static int m890_sw_refused(struct genl_info *info, const struct nlattr *attr, in
 	return ret;
 }
 
-static int icn_port_set_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *index_attr = info->attrs[ICN_A_PORT_INDEX];
 	struct nlattr *admin_attr = info->attrs[ICN_A_PORT_ADMIN_STATE];
@@ -582,7 +587,7 @@ out:
 	return ret;
 }
 
-static int icn_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *index_attr = info->attrs[ICN_A_PORT_INDEX];
 	struct m890_device *mdev;
@@ -630,7 +635,7 @@ out:
 	return ret;
 }
 
-static int icn_port_reset_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_port_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *index_attr = info->attrs[ICN_A_PORT_INDEX];
 	struct m890_device *mdev;
@@ -661,12 +666,12 @@ out:
 	return ret;
 }
 
-static int icn_port_inject_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_port_inject_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *index_attr = info->attrs[ICN_A_PORT_INDEX];
 	struct nlattr *kind_attr = info->attrs[ICN_A_INJECT_KIND];
 	struct nlattr *count_attr = info->attrs[ICN_A_INJECT_COUNT];
-	struct m890_fabric_err err = { .kind = ICN_ERROR_INJECTED };
+	struct m890_fabric_err err = { .kind = ICN_ERROR_KIND_INJECTED };
 	struct m890_device *mdev;
 	struct m890_port port;
 	u32 hw_kind;
@@ -678,10 +683,10 @@ static int icn_port_inject_doit(struct sk_buff *skb, struct genl_info *info)
 	err.port = nla_get_u32(index_attr);
 	err.inject_kind = nla_get_u32(kind_attr);
 	switch (err.inject_kind) {
-	case ICN_INJECT_CLEAR:
+	case ICN_INJECT_KIND_CLEAR:
 		hw_kind = M890_SW_INJECT_CLEAR;
 		break;
-	case ICN_INJECT_LINK_ERROR:
+	case ICN_INJECT_KIND_LINK_ERROR:
 		hw_kind = M890_SW_INJECT_LINK_ERROR;
 		break;
 	default:	/* the policy admits nothing else */
@@ -732,7 +737,7 @@ out:
 	return ret;
 }
 
-static int icn_switch_reset_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_switch_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct m890_device *mdev;
 	u32 i, ports;
@@ -774,7 +779,7 @@ out:
 	return ret;
 }
 
-static int icn_route_get_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *fid_attr = info->attrs[ICN_A_ROUTE_FABRIC_ID];
 	struct m890_device *mdev;
@@ -802,7 +807,7 @@ out:
 	return ret;
 }
 
-static int icn_route_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int icn_nl_route_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct m890_device *mdev;
 	u32 fid, ports;
@@ -872,7 +877,7 @@ out:
 	return ret;
 }
 
-static int icn_route_set_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *en_attr = info->attrs[ICN_A_ROUTE_ENABLED];
 	u64 entry;
@@ -887,7 +892,7 @@ static int icn_route_set_doit(struct sk_buff *skb, struct genl_info *info)
 				nla_get_u32(info->attrs[ICN_A_ROUTE_FABRIC_ID]), entry, false);
 }
 
-static int icn_route_del_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_route_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	if (GENL_REQ_ATTR_CHECK(info, ICN_A_ROUTE_FABRIC_ID))
 		return -EINVAL;
@@ -933,7 +938,7 @@ static int m890_partition_reply_fill(struct sk_buff *msg, const void *arg)
 	return m890_partition_fill(msg, p->id, p->partition, p->ports);
 }
 
-static int icn_partition_get_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_partition_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *id_attr = info->attrs[ICN_A_PARTITION_ID];
 	struct m890_partition_arg *p;
@@ -971,7 +976,7 @@ out:
 	return ret;
 }
 
-static int icn_partition_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int icn_nl_partition_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct m890_device *mdev;
 	u32 *partition;
@@ -1115,17 +1120,17 @@ out:
 	return ret;
 }
 
-static int icn_partition_add_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_partition_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	return m890_partition_change(info, M890_PART_ADD);
 }
 
-static int icn_partition_set_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_partition_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	return m890_partition_change(info, M890_PART_SET);
 }
 
-static int icn_partition_del_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_partition_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	return m890_partition_change(info, M890_PART_DEL);
 }
@@ -1143,7 +1148,7 @@ static int m890_card_fill(struct sk_buff *msg, const void *arg)
 	return 0;
 }
 
-static int icn_card_get_doit(struct sk_buff *skb, struct genl_info *info)
+int icn_nl_card_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *id_attr = info->attrs[ICN_A_CARD_FABRIC_ID];
 	struct m890_device *mdev;
@@ -1165,7 +1170,7 @@ static int icn_card_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int icn_card_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int icn_nl_card_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct m890_device *mdev;
 	void *hdr;
@@ -1191,123 +1196,10 @@ static int icn_card_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/* Requests without attributes (switch-get, switch-reset, dumps). */
-static const struct nla_policy icn_none_policy[ICN_A_SWITCH_PORTS + 1] = {
-	[ICN_A_SWITCH_PORTS] = { .type = NLA_REJECT },
-};
-
-static const struct nla_policy icn_port_get_policy[ICN_A_PORT_INDEX + 1] = {
-	[ICN_A_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-};
-
-static const struct nla_policy icn_port_set_policy[ICN_A_PORT_SPEED + 1] = {
-	[ICN_A_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-	[ICN_A_PORT_ADMIN_STATE] = NLA_POLICY_RANGE(NLA_U32, ICN_PORT_STATE_DOWN,
-						    ICN_PORT_STATE_UP),
-	[ICN_A_PORT_PARTITION] = NLA_POLICY_MAX(NLA_U32, M890_SW_PARTITIONS - 1),
-	[ICN_A_PORT_SPEED] = { .type = NLA_U32 },
-};
-
-static const struct netlink_range_validation icn_inject_count_range = {
-	.min = 1,
-	.max = M890_SW_INJECT_DROP_MAX,
-};
-
-static const struct nla_policy icn_port_inject_policy[ICN_A_INJECT_COUNT + 1] = {
-	[ICN_A_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-	[ICN_A_INJECT_KIND] = NLA_POLICY_RANGE(NLA_U32, ICN_INJECT_CLEAR, ICN_INJECT_DROP),
-	[ICN_A_INJECT_COUNT] = NLA_POLICY_FULL_RANGE(NLA_U64, &icn_inject_count_range),
-};
-
-static const struct nla_policy icn_card_get_policy[ICN_A_CARD_FABRIC_ID + 1] = {
-	[ICN_A_CARD_FABRIC_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-};
-
-static const struct nla_policy icn_route_get_policy[ICN_A_ROUTE_FABRIC_ID + 1] = {
-	[ICN_A_ROUTE_FABRIC_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-};
-
-static const struct nla_policy icn_route_set_policy[ICN_A_ROUTE_ENABLED + 1] = {
-	[ICN_A_ROUTE_FABRIC_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-	[ICN_A_ROUTE_EGRESS_PORT] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-	[ICN_A_ROUTE_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
-};
-
-static const struct nla_policy icn_partition_get_policy[ICN_A_PARTITION_ID + 1] = {
-	[ICN_A_PARTITION_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PARTITIONS - 1),
-};
-
-static const struct nla_policy icn_partition_set_policy[ICN_A_PARTITION_PORT + 1] = {
-	[ICN_A_PARTITION_ID] = NLA_POLICY_MAX(NLA_U32, M890_SW_PARTITIONS - 1),
-	[ICN_A_PARTITION_PORT] = NLA_POLICY_MAX(NLA_U32, M890_SW_PORTS - 1),
-};
-
-#define ICN_DO(_cmd, _fn, _pol, _max, _flags) {			\
-	.cmd = (_cmd), .doit = (_fn), .policy = (_pol),			\
-	.maxattr = (_max), .flags = GENL_CMD_CAP_DO | (_flags),		\
-}
-
-#define ICN_DUMP(_cmd, _fn) {						\
-	.cmd = (_cmd), .dumpit = (_fn), .policy = icn_none_policy,	\
-	.maxattr = ICN_A_SWITCH_PORTS, .flags = GENL_CMD_CAP_DUMP,	\
-}
-
-static const struct genl_split_ops icn_ops[] = {
-	ICN_DO(ICN_CMD_SWITCH_GET, icn_switch_get_doit, icn_none_policy,
-	       ICN_A_SWITCH_PORTS, 0),
-	ICN_DO(ICN_CMD_PORT_GET, icn_port_get_doit, icn_port_get_policy,
-	       ICN_A_PORT_INDEX, 0),
-	ICN_DUMP(ICN_CMD_PORT_GET, icn_port_get_dumpit),
-	ICN_DO(ICN_CMD_PORT_SET, icn_port_set_doit, icn_port_set_policy,
-	       ICN_A_PORT_SPEED, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PORT_CLEAR, icn_port_clear_doit, icn_port_get_policy,
-	       ICN_A_PORT_INDEX, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_CARD_GET, icn_card_get_doit, icn_card_get_policy,
-	       ICN_A_CARD_FABRIC_ID, 0),
-	ICN_DUMP(ICN_CMD_CARD_GET, icn_card_get_dumpit),
-	ICN_DO(ICN_CMD_SWITCH_RESET, icn_switch_reset_doit, icn_none_policy,
-	       ICN_A_SWITCH_PORTS, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PORT_RESET, icn_port_reset_doit, icn_port_get_policy,
-	       ICN_A_PORT_INDEX, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PORT_INJECT, icn_port_inject_doit, icn_port_inject_policy,
-	       ICN_A_INJECT_COUNT, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_ROUTE_GET, icn_route_get_doit, icn_route_get_policy,
-	       ICN_A_ROUTE_FABRIC_ID, 0),
-	ICN_DUMP(ICN_CMD_ROUTE_GET, icn_route_get_dumpit),
-	ICN_DO(ICN_CMD_ROUTE_SET, icn_route_set_doit, icn_route_set_policy,
-	       ICN_A_ROUTE_ENABLED, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_ROUTE_DEL, icn_route_del_doit, icn_route_get_policy,
-	       ICN_A_ROUTE_FABRIC_ID, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PARTITION_GET, icn_partition_get_doit, icn_partition_get_policy,
-	       ICN_A_PARTITION_ID, 0),
-	ICN_DUMP(ICN_CMD_PARTITION_GET, icn_partition_get_dumpit),
-	ICN_DO(ICN_CMD_PARTITION_ADD, icn_partition_add_doit, icn_partition_set_policy,
-	       ICN_A_PARTITION_PORT, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PARTITION_SET, icn_partition_set_doit, icn_partition_set_policy,
-	       ICN_A_PARTITION_PORT, GENL_ADMIN_PERM),
-	ICN_DO(ICN_CMD_PARTITION_DEL, icn_partition_del_doit, icn_partition_get_policy,
-	       ICN_A_PARTITION_ID, GENL_ADMIN_PERM),
-};
-
-static const struct genl_multicast_group icn_mcgrps[] = {
-	[M890_MCGRP_CONFIG] = { .name = ICN_MCGRP_CONFIG },
-	[M890_MCGRP_ERRORS] = { .name = ICN_MCGRP_ERRORS },
-};
-
-static struct genl_family icn_family __ro_after_init = {
-	.name = ICN_FAMILY_NAME,
-	.version = ICN_FAMILY_VERSION,
-	.module = THIS_MODULE,
-	.split_ops = icn_ops,
-	.n_split_ops = ARRAY_SIZE(icn_ops),
-	.mcgrps = icn_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(icn_mcgrps),
-};
-
 /* Announce the fabric faults of @mdev not yet announced; the lock is held. */
 static void m890_fabric_fault_ntf(struct m890_device *mdev)
 {
-	struct m890_fabric_err err = { .kind = ICN_ERROR_FABRIC_FAULT, .card = mdev };
+	struct m890_fabric_err err = { .kind = ICN_ERROR_KIND_FABRIC_FAULT, .card = mdev };
 
 	lockdep_assert_held(&m890_fabric_lock);
 	err.count = atomic_xchg(&mdev->fabric_faults, 0);
@@ -1351,7 +1243,7 @@ void m890_netlink_forget(void)
  */
 int m890_fabric_init(void)
 {
-	return genl_register_family(&icn_family);
+	return genl_register_family(&icn_nl_family);
 }
 
 /**
@@ -1359,5 +1251,5 @@ int m890_fabric_init(void)
  */
 void m890_fabric_fini(void)
 {
-	genl_unregister_family(&icn_family);
+	genl_unregister_family(&icn_nl_family);
 }

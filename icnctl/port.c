@@ -319,7 +319,7 @@ static int port_inject(struct icn_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	icn_req_add(&req, ICN_A_INJECT_KIND, 4, kind);
-	if (kind == ICN_INJECT_DROP) {
+	if (kind == ICN_INJECT_KIND_DROP) {
 		if (ctx->argc != 3 || parse_u64(ctx->argv[2], 1ull << 32, &count) || !count) {
 			fprintf(stderr, "icnctl: drop needs a COUNT of transfers, 1..4294967296\n");
 			return EXIT_USAGE;

@@ -181,9 +181,9 @@ int parse_speed(const char *s, uint32_t *mbps)
 }
 
 static const char *const inject_names[] = {
-	[ICN_INJECT_CLEAR] = "clear",
-	[ICN_INJECT_LINK_ERROR] = "link-error",
-	[ICN_INJECT_DROP] = "drop",
+	[ICN_INJECT_KIND_CLEAR] = "clear",
+	[ICN_INJECT_KIND_LINK_ERROR] = "link-error",
+	[ICN_INJECT_KIND_DROP] = "drop",
 };
 
 int parse_inject_kind(const char *word, uint32_t *kind)
@@ -204,9 +204,9 @@ const char *inject_kind_name(uint32_t kind)
 }
 
 static const char *const error_names[] = {
-	[ICN_ERROR_LINK_ERROR] = "link-error",
-	[ICN_ERROR_INJECTED] = "injected",
-	[ICN_ERROR_FABRIC_FAULT] = "fabric-fault",
+	[ICN_ERROR_KIND_LINK_ERROR] = "link-error",
+	[ICN_ERROR_KIND_INJECTED] = "injected",
+	[ICN_ERROR_KIND_FABRIC_FAULT] = "fabric-fault",
 };
 
 const char *error_kind_name(uint32_t kind)

@@ -66,6 +66,9 @@ printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "unit (prove)" "$up" "
 # (make C=2, endian checks) over the driver.
 run_suite checkpatch "$top/scripts/checkpatch.sh"
 run_suite sparse "$top/scripts/sparse.sh" "${KDIR:?}" "${M890_CONFIG_DIR:?}"
+# The netlink spec against the kernel's YNL schema, and the generated uAPI
+# header and kernel policies/ops against what ynl-gen-c.py makes of it.
+run_suite ynl "$top/scripts/ynl.sh" check
 # QEMU coding style of the device model, icn-switchd and the qtests.
 run_suite qemu-style "$top/scripts/qemu-style.sh"
 

@@ -28,9 +28,12 @@ PKGS_INSTALL="build-essential pkgconf libdrm-dev libnl-3-dev libnl-genl-3-dev li
  dkms"
 # man-db: the install test renders the man pages.  sparse: make check runs
 # it on the driver next to checkpatch.  perl: prove summarises the TAP.
+# python3-yaml and python3-jsonschema: the kernel's YNL tools
+# (scripts/ynl.sh, and cli.py in the guest).
 PKGS="$PKGS_INSTALL bc bison flex kmod cpio xz-utils zstd dpkg-dev
  ninja-build python3 python3-venv libglib2.0-dev zlib1g-dev libfdt-dev
  busybox-static qemu-system-data linux-source-6.12 gnuplot-nox python3-yaml
+ python3-jsonschema
  man-db sparse perl"
 case $mode in
 bench) PKGS="$PKGS libopenmpi-dev openmpi-bin" ;;

@@ -57,6 +57,33 @@ if [ -d "$udir" ]; then
 	find "$udir" -maxdepth 1 -type f -perm -u+x ! -name '*.c' -exec cp {} "$stage/usr/bin/" \;
 fi
 [ -d "$top/build/lib" ] && cp -a "$top/build/lib/." "$stage/usr/lib/"
+
+# The kernel's YNL command line, tools/net/ynl/cli.py from linux-source
+# (extracted into the cache by ynl.sh), in /usr/lib/ynl with the family's
+# spec in /usr/share/ynl/specs and the kernel's schemas next to specs/, as
+# cli.py looks for them; run by Debian's python3, with only the files a
+# traced cli.py run uses (ynl-guest-files.py: about 11 MB, no OpenSSL).
+ynl=$("$top/scripts/ynl.sh" tools)
+py=$(readlink -f /usr/bin/python3)
+mkdir -p "$stage/usr/lib/ynl/lib" "$stage/usr/share/ynl/specs"
+cp "$ynl/cli.py" "$stage/usr/lib/ynl/"
+cp "$ynl"/lib/*.py "$stage/usr/lib/ynl/lib/"
+cp "$ynl"/../../../Documentation/netlink/*.yaml "$stage/usr/share/ynl/"
+cp "$top/Documentation/netlink/specs/icn.yaml" "$stage/usr/share/ynl/specs/"
+cp "$py" "$stage/usr/bin/"
+ln -sf "$(basename "$py")" "$stage/usr/bin/python3"
+ln -sf /bin/busybox "$stage/usr/bin/env"	# cli.py's #!/usr/bin/env python3
+env -i PATH=/usr/bin:/bin "$py" "$top/scripts/ynl-guest-files.py" "$ynl" \
+		"$stage/usr/share/ynl/specs/icn.yaml" >"$stage/.pyfiles" ||
+	{ echo "guest-image: tracing cli.py's files failed" >&2; exit 1; }
+# (With their times: a .pyc is used only if its source's mtime matches.)
+while IFS= read -r f; do
+	mkdir -p "$stage$(dirname "$f")"
+	cp -pL "$f" "$stage$f"
+done <"$stage/.pyfiles"
+rm "$stage/.pyfiles"
+"$py" -m compileall -q -d /usr/lib/ynl "$stage/usr/lib/ynl" >/dev/null
+
 elves=()
 while IFS= read -r -d '' f; do
 	[ "$(head -c 4 "$f")" = $'\x7fELF' ] && elves+=("$f")

@@ -5,8 +5,9 @@
 #   m890-guest-tests       every in-guest suite, `make check` per card count
 #   m890-vm-fabric         a fabric shared by several VMs (make run VMS=N)
 #   m890-supernode-tests   a whole supernode in one guest (64 cards)
+#   m890-ynl-test          the icn family through the kernel's YNL cli.py
 
-GUEST_SCRIPTS := m890-guest-tests m890-vm-fabric m890-supernode-tests
+GUEST_SCRIPTS := m890-guest-tests m890-vm-fabric m890-supernode-tests m890-ynl-test
 GUEST_SCRIPT_BINS := $(patsubst %,$(M890_BUILD)/bin/%,$(GUEST_SCRIPTS))
 
 .PHONY: userspace

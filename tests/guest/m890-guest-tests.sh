@@ -59,6 +59,7 @@ for t in /usr/bin/icnctl-test-*; do
 	[ -x "$t" ] && suite "$(basename "$t")" "$t"
 done
 suite a2a_perf a2a_perf_test --guest a2a_perf
+suite ynl m890-ynl-test
 check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
 check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
 

@@ -283,11 +283,11 @@ static void test_fabric_args(void)
 	ok(parse_u64("010", 63, &v64) == 0 && v64 == 10, "u64 leading zero as decimal");
 	ok(parse_u64("4294967297", 1ull << 32, &v64) < 0, "u64 past the maximum refused");
 
-	ok(parse_inject_kind("drop", &v) == 0 && v == ICN_INJECT_DROP, "inject drop");
-	ok(parse_inject_kind("l", &v) == 0 && v == ICN_INJECT_LINK_ERROR, "inject l = link-error");
+	ok(parse_inject_kind("drop", &v) == 0 && v == ICN_INJECT_KIND_DROP, "inject drop");
+	ok(parse_inject_kind("l", &v) == 0 && v == ICN_INJECT_KIND_LINK_ERROR, "inject l = link-error");
 	ok(parse_inject_kind("x", &v) < 0, "inject x refused");
-	ok(strcmp(inject_kind_name(ICN_INJECT_CLEAR), "clear") == 0, "inject clear name");
-	ok(strcmp(error_kind_name(ICN_ERROR_FABRIC_FAULT), "fabric-fault") == 0,
+	ok(strcmp(inject_kind_name(ICN_INJECT_KIND_CLEAR), "clear") == 0, "inject clear name");
+	ok(strcmp(error_kind_name(ICN_ERROR_KIND_FABRIC_FAULT), "fabric-fault") == 0,
 	   "error fabric-fault name");
 	ok(strcmp(error_kind_name(99), "unknown") == 0, "unknown error kind");
 }
