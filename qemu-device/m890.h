@@ -34,6 +34,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_BH_MAX_PACKETS     64
 #define M890_BH_MAX_BYTES       (64ull << 20)
 /*
+ * The arithmetic of REDUCE, COPY_ROWS ADD and MX (m890_arith.c, integer
+ * code of some 10 ns per element) has a budget of its own: a run computes
+ * at most this many elements (a REDUCE element of k rows counts k), a few
+ * milliseconds, as a run's 64 MiB of copies take.
+ */
+#define M890_BH_MAX_ELEMS       (512ull << 10)
+/*
  * Every step of a packet (a page of a copy, a row of GATHER/SCATTER/REDUCE,
  * a block of MX) costs at least this much of a run's byte budget, so tiny
  * rows cannot turn one run into millions of steps under the BQL.
@@ -314,8 +321,26 @@ enum {
 typedef struct M890Budget {
     uint32_t packets;
     uint64_t bytes;
+    uint64_t elems;             /* arithmetic elements, M890_BH_MAX_ELEMS */
     bool wait_changed;          /* a WAIT parked or completed in this run */
 } M890Budget;
+
+/* True while neither the run's bytes nor its arithmetic are used up. */
+static inline bool m890_budget_left(const M890Budget *b)
+{
+    return b->bytes && b->elems;
+}
+
+/*
+ * Charge a step of @bytes moved (at least M890_STEP_CHARGE) and @elems
+ * elements computed to the run's budget @b.
+ */
+static inline void m890_budget_charge(M890Budget *b, uint64_t bytes,
+                                      uint64_t elems)
+{
+    b->bytes -= MIN(b->bytes, MAX(bytes, M890_STEP_CHARGE));
+    b->elems -= MIN(b->elems, elems);
+}
 /* Returns M890_EXEC_* or a positive enum m890_qerr. */
 int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
 

@@ -343,7 +343,7 @@ int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
         m890_seg_done(s, q, &sg, n, false);
         m890_seg_done(s, q, &dg, n, true);
         *done += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+        m890_budget_charge(b, n, 0);
     }
     return 0;
 }
@@ -375,7 +375,7 @@ static int m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
             break;
         }
         off += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+        m890_budget_charge(b, n, 0);
     }
     return 0;
 }
@@ -432,7 +432,7 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
     if (dst > src && dst < src + size) {
         /* overlapping, destination above: copy backwards via the buffer */
         while (q->progress < size) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             chunk = MIN(MIN(size - q->progress, M890_BOUNCE_SIZE), b->bytes);
@@ -445,7 +445,7 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
                 return ret;
             }
             q->progress += chunk;
-            b->bytes -= MIN(b->bytes, MAX(chunk, M890_STEP_CHARGE));
+            m890_budget_charge(b, chunk, 0);
         }
         return M890_EXEC_DONE;
     }
@@ -552,7 +552,7 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
         return m890_bad_field(q, "copy_2d range");
     }
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         row = q->progress / width;
@@ -603,7 +603,7 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
             return ret;
         }
         q->progress += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+        m890_budget_charge(b, n, 0);
     }
     return M890_EXEC_DONE;
 }
@@ -707,7 +707,7 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     }
     if (count <= 1) {
         ret = m890_sem_op(s, q, addr, op, value);
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         return ret ? ret : M890_EXEC_DONE;
     }
     if (targets) {
@@ -858,7 +858,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     }
     tab = scatter ? dst : src;
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         i = q->progress / row_bytes;
@@ -874,7 +874,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
             q->snap_valid = true;
         }
         idx = q->snap_idx[0];
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         if (idx == M890_INDEX_NONE) {
             q->progress += row_bytes - off;
             continue;
@@ -970,7 +970,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
         return m890_bad_field(q, "reduce range");
     }
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         r = q->progress / hidden;
@@ -1041,8 +1041,8 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
             return ret;
         }
         q->progress += ncol;
-        b->bytes -= MIN(b->bytes, MAX((uint64_t)(k + 1) * ncol * esz,
-                                      M890_STEP_CHARGE));
+        m890_budget_charge(b, (uint64_t)(k + 1) * ncol * esz,
+                           (uint64_t)k * ncol);
     }
     return M890_EXEC_DONE;
 }
@@ -1111,7 +1111,7 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
         return m890_bad_field(q, "mx range");
     }
     while (q->progress < count) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         n = MIN(count - q->progress, M890_MX_STEP);
@@ -1152,8 +1152,7 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
             return ret;
         }
         q->progress += n;
-        b->bytes -= MIN(b->bytes, MAX((uint64_t)n * (esz + 1),
-                                      M890_STEP_CHARGE));
+        m890_budget_charge(b, (uint64_t)n * (esz + 1), n);
     }
     return M890_EXEC_DONE;
 }

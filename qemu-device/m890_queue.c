@@ -5,11 +5,12 @@
  * A queue is a ring of 64-byte packet slots in host memory.  A doorbell
  * write only latches the new TAIL and schedules the device's bottom half;
  * the bottom half walks the enabled queues round-robin and runs at most
- * M890_BH_MAX_PACKETS packets or M890_BH_MAX_BYTES bytes per run before
- * rescheduling itself, so no guest input can hold the main loop.  Each
- * packet is copied out of the ring once into the queue's private copy and
- * only that copy is validated and executed; a long packet keeps its copy
- * and a progress counter across runs.
+ * M890_BH_MAX_PACKETS packets, M890_BH_MAX_BYTES bytes or M890_BH_MAX_ELEMS
+ * elements of arithmetic per run before rescheduling itself, so no guest
+ * input can hold the main loop.  Each packet is copied out of the ring
+ * once into the queue's private copy and only that copy is validated and
+ * executed; a long packet keeps its copy and a progress counter across
+ * runs.
  *
  * A WAIT whose condition is false parks the queue (WAITING) and notes
  * its semaphore (q->wait_sem); it is re-checked only when something may
@@ -186,7 +187,7 @@ static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
     bool moved = false;
     int ret;
 
-    while (b->packets && b->bytes && m890_queue_runnable(q)) {
+    while (b->packets && m890_budget_left(b) && m890_queue_runnable(q)) {
         if (q->waiting && !q->wait_kicked) {
             return moved;               /* nothing changed its semaphore */
         }
@@ -235,13 +236,14 @@ void m890_process_bh(void *opaque)
     M890Budget b = {
         .packets = M890_BH_MAX_PACKETS,
         .bytes = M890_BH_MAX_BYTES,
+        .elems = M890_BH_MAX_ELEMS,
     };
     bool moved = true, more = false, waiting = false;
     unsigned int i, n = s->num_queues;
 
-    while (moved && b.packets && b.bytes) {
+    while (moved && b.packets && m890_budget_left(&b)) {
         moved = false;
-        for (i = 0; i < n && b.packets && b.bytes; i++) {
+        for (i = 0; i < n && b.packets && m890_budget_left(&b); i++) {
             M890Queue *q = &s->queues[(s->rr_next + i) % n];
 
             moved |= m890_run_queue(s, q, &b);

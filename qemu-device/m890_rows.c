@@ -249,7 +249,7 @@ static int m890_rows_step(M890State *s, M890Queue *q, const M890Rows *r,
         return ret;
     }
     q->progress += (uint64_t)n * esz;
-    b->bytes -= MIN(b->bytes, MAX((uint64_t)n * esz * 2, M890_STEP_CHARGE));
+    m890_budget_charge(b, (uint64_t)n * esz * 2, n);
     return 0;
 }
 
@@ -370,7 +370,7 @@ int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
     }
     total = (uint64_t)r.count * r.row_bytes;
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         i = q->progress / r.row_bytes;
@@ -389,7 +389,7 @@ int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
             }
             q->snap_row = i;
             q->snap_valid = true;
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         x[0] = q->snap_idx[0];
         x[1] = q->snap_idx[1];
@@ -550,7 +550,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
             memset(rs->cnt2, 0, sizeof(rs->cnt2));
         }
         for (; q->progress < r->tokens; q->progress++) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             ret = m890_route_ids(s, q, r, q->progress, ids);
@@ -564,7 +564,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
                     rs->cnt1[ids[j] / r->L]++;
                 }
             }
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         /* rank blocks in the order my_rank + 1, .., my_rank */
         pos = 0;
@@ -578,7 +578,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
         q->progress = 0;
         /* fall through */
     case M890_SEND_COUNTS:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         for (d = 0; d < r->ranks; d++) {
@@ -588,14 +588,14 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
         if (ret) {
             return ret;
         }
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_SEND_FILL;
         q->progress = rs->total;
         /* fall through */
     case M890_SEND_FILL:
         memset(s->bounce, 0xff, M890_BOUNCE_SIZE);
         while (q->progress < lists) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             n = MIN(lists - q->progress, M890_BOUNCE_SIZE / 4);
@@ -609,14 +609,14 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
                 return ret;
             }
             q->progress += n;
-            b->bytes -= MIN(b->bytes, MAX(n * 8, M890_STEP_CHARGE));
+            m890_budget_charge(b, n * 8, 0);
         }
         rs->phase = M890_SEND_LISTS;
         q->progress = 0;
         /* fall through */
     default:
         for (; q->progress < r->tokens; q->progress++) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             ret = m890_route_ids(s, q, r, q->progress, ids);
@@ -654,7 +654,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
             if (ret) {
                 return ret;
             }
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         return M890_EXEC_DONE;
     }
@@ -675,7 +675,7 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
     QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_EXPERTS * 4 > M890_BOUNCE_SIZE);
     switch (rs->phase) {
     case M890_RECV_COUNTS:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         ret = m890_rw(s, q, r->out[3], cnt, r->ranks * 8ull, false);
@@ -689,13 +689,13 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
             }
         }
         memset(rs->ecount, 0, sizeof(rs->ecount));
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_RECV_ROWS;
         q->progress = 0;
         /* fall through */
     case M890_RECV_ROWS:
         while (q->progress < rows) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             src = q->progress / r->tmax;
@@ -730,12 +730,12 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
                 }
             }
             q->progress++;
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         rs->phase = M890_RECV_DONE;
         /* fall through */
     default:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         for (le = 0; le < r->L; le++) {
@@ -748,7 +748,7 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
         if (ret) {
             return ret;
         }
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         if (over) {
             trace_m890_err_capacity(q->index, over, r->cap);
             return M890_QERR_CAPACITY;
