@@ -28,9 +28,6 @@ int m890_bad_field(M890Queue *q, const char *what);
 /* True if [va, va + len) lies inside the 48-bit VA space. */
 bool m890_range_ok(uint64_t va, uint64_t len);
 
-/* True if the @n words at @v are all 0. */
-bool m890_zero(const __u64 *v, unsigned int n);
-
 /*
  * Translate the start of [va, va + max) into one directly usable piece
  * *@g (faults are recorded; a peer read charges its round trip).

@@ -23,6 +23,7 @@
  * m890_rows.c; the helpers both files use are declared in m890_exec.h.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
@@ -45,18 +46,6 @@ int m890_bad_field(M890Queue *q, const char *what)
 bool m890_range_ok(uint64_t va, uint64_t len)
 {
     return va <= M890_VA_LIMIT && len <= M890_VA_LIMIT - va;
-}
-
-bool m890_zero(const __u64 *v, unsigned int n)
-{
-    unsigned int i;
-
-    for (i = 0; i < n; i++) {
-        if (v[i]) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Translate the start of [va, va + max) into one directly usable piece. */
@@ -486,7 +475,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t sig = le64_to_cpu(p->sig_addr);
     int ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy reserved");
     }
     if (size > M890_MAX_COPY) {
@@ -531,7 +520,7 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t total, row, col, done, sext, dext;
     int ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy_2d reserved");
     }
     if (spitch < width || dpitch < width) {
@@ -575,7 +564,7 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
     unsigned int i;
     int ret;
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "fill reserved");
     }
     if ((dst & 3) || (size & 3)) {
@@ -609,7 +598,7 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
 }
 
 /*
- * Read @count __u64 of the list at @va into @out (CPU order): a SIGNAL's
+ * Read @count 64-bit words of the list at @va into @out (CPU order): a SIGNAL's
  * target or value list, read once when the packet starts.
  */
 static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
@@ -742,7 +731,7 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_wait(M890State *s, M890Queue *q)
+static int m890_exec_wait(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_wait *p = &q->pkt.wait;
     uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
@@ -750,7 +739,7 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
     uint64_t cur;
     int ret;
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "wait reserved");
     }
     if (cond > M890_WAIT_EQ) {
@@ -776,13 +765,13 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
     return M890_EXEC_WAIT;
 }
 
-static int m890_exec_timestamp(M890State *s, M890Queue *q)
+static int m890_exec_timestamp(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_timestamp *p = &q->pkt.timestamp;
     uint64_t addr = le64_to_cpu(p->addr), now;
     int ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "timestamp reserved");
     }
     if (addr & 7) {
@@ -795,13 +784,13 @@ static int m890_exec_timestamp(M890State *s, M890Queue *q)
     return ret ? ret : M890_EXEC_DONE;
 }
 
-static int m890_exec_fence(M890State *s, M890Queue *q)
+static int m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_fence *p = &q->pkt.fence;
     uint32_t flags = le32_to_cpu(p->flags);
     uint64_t value = le64_to_cpu(p->value);
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "fence reserved");
     }
     if (flags & ~M890_FENCE_F_IRQ) {
@@ -839,7 +828,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     uint64_t total, i, off, from, to, done, tab;
     int ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "gather reserved");
     }
     if (!row_bytes) {
@@ -1072,22 +1061,26 @@ void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
     }
 }
 
-/* MX_QUANT and MX_DEQUANT: progress counts elements. */
-static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
-                        bool quant)
+/* A checked MX_QUANT or MX_DEQUANT packet. */
+typedef struct M890Mx {
+    const M890MxFmt *f;
+    unsigned int esz;           /* bytes of an FP32 or BF16 element */
+    uint64_t src, dst, scale, count;
+} M890Mx;
+
+/* Bytes of @n elements of format @f packed (MXFP4: two to a byte). */
+static uint64_t m890_mx_bytes(const M890MxFmt *f, uint64_t n)
+{
+    return f == &m890_fp4 ? n / 2 : n;
+}
+
+/* Decode and check an MX packet of direction @quant (spec 7.11). */
+static int m890_mx_decode(M890Queue *q, bool quant, M890Mx *m)
 {
     const struct m890_pkt_mx *p = &q->pkt.mx;
-    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t scale = le64_to_cpu(p->scale), count = le64_to_cpu(p->count);
-    const M890MxFmt *f;
-    unsigned int esz, n, i, nblk;
-    uint64_t mxbytes, mxoff, mxlen;
-    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
-    uint8_t *el = s->bounce;    /* M890_MX_STEP * 4 bytes fit */
-    int ret;
+    uint64_t elbytes, mxbytes;
 
-    QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "mx reserved");
     }
     if (p->mx_dtype != M890_DTYPE_MXFP4 && p->mx_dtype != M890_DTYPE_MXFP8) {
@@ -1096,99 +1089,174 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     if (p->src_dtype != M890_DTYPE_FP32 && p->src_dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "mx src_dtype");
     }
-    if (count % M890_MX_BLOCK || count > M890_MAX_COPY) {
+    m->src = le64_to_cpu(p->src);
+    m->dst = le64_to_cpu(p->dst);
+    m->scale = le64_to_cpu(p->scale);
+    m->count = le64_to_cpu(p->count);
+    if (m->count % M890_MX_BLOCK || m->count > M890_MAX_COPY) {
         return m890_bad_field(q, "mx count");
     }
-    if (!count) {
-        return M890_EXEC_DONE;
+    if (!m->count) {
+        return 0;                       /* no access: nothing to check */
     }
-    f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
-    esz = p->src_dtype == M890_DTYPE_FP32 ? 4 : 2;
-    mxbytes = f == &m890_fp4 ? count / 2 : count;
-    if (!m890_range_ok(quant ? src : dst, count * esz) ||
-        !m890_range_ok(quant ? dst : src, mxbytes) ||
-        !m890_range_ok(scale, count / M890_MX_BLOCK)) {
+    m->f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
+    m->esz = p->src_dtype == M890_DTYPE_FP32 ? 4 : 2;
+    elbytes = m->count * m->esz;
+    mxbytes = m890_mx_bytes(m->f, m->count);
+    if (!m890_range_ok(quant ? m->src : m->dst, elbytes) ||
+        !m890_range_ok(quant ? m->dst : m->src, mxbytes) ||
+        !m890_range_ok(m->scale, m->count / M890_MX_BLOCK)) {
         return m890_bad_field(q, "mx range");
     }
-    while (q->progress < count) {
+    return 0;
+}
+
+/* Quantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
+static int m890_mx_quant_step(M890State *s, M890Queue *q, const M890Mx *m,
+                              uint64_t e0, unsigned int n)
+{
+    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
+    unsigned int nblk = n / M890_MX_BLOCK;
+    int ret;
+
+    ret = m890_rw(s, q, m->src + e0 * m->esz, s->bounce,
+                  (uint64_t)n * m->esz, false);
+    if (ret) {
+        return ret;
+    }
+    m890_mx_quant(m->f, s->bounce, m->esz, nblk, mx, sc);
+    ret = m890_rw(s, q, m->dst + m890_mx_bytes(m->f, e0), mx,
+                  m890_mx_bytes(m->f, n), true);
+    if (ret) {
+        return ret;
+    }
+    return m890_rw(s, q, m->scale + e0 / M890_MX_BLOCK, sc, nblk, true);
+}
+
+/* Dequantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
+static int m890_mx_dequant_step(M890State *s, M890Queue *q, const M890Mx *m,
+                                uint64_t e0, unsigned int n)
+{
+    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
+    unsigned int i, code;
+    int ret;
+
+    ret = m890_rw(s, q, m->src + m890_mx_bytes(m->f, e0), mx,
+                  m890_mx_bytes(m->f, n), false);
+    if (!ret) {
+        ret = m890_rw(s, q, m->scale + e0 / M890_MX_BLOCK, sc,
+                      n / M890_MX_BLOCK, false);
+    }
+    if (ret) {
+        return ret;
+    }
+    for (i = 0; i < n; i++) {
+        code = m->f == &m890_fp4 ? (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
+        m890_store_elem(s->bounce + i * m->esz, m->esz,
+                        m890_mx_dequant(m->f, code, sc[i / M890_MX_BLOCK]));
+    }
+    return m890_rw(s, q, m->dst + e0 * m->esz, s->bounce,
+                   (uint64_t)n * m->esz, true);
+}
+
+/*
+ * MX_QUANT and MX_DEQUANT: progress counts elements, M890_MX_STEP at a
+ * time; the FP32/BF16 side of a step goes through s->bounce.
+ */
+static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
+                        bool quant)
+{
+    M890Mx m;
+    unsigned int n;
+    int ret;
+
+    QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
+    QEMU_BUILD_BUG_ON(M890_MX_STEP % M890_MX_BLOCK);
+    ret = m890_mx_decode(q, quant, &m);
+    if (ret) {
+        return ret;
+    }
+    while (q->progress < m.count) {
         if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
-        n = MIN(count - q->progress, M890_MX_STEP);
-        nblk = n / M890_MX_BLOCK;
-        mxoff = f == &m890_fp4 ? q->progress / 2 : q->progress;
-        mxlen = f == &m890_fp4 ? n / 2 : n;
-        if (quant) {
-            ret = m890_rw(s, q, src + q->progress * esz, el, n * esz, false);
-            if (ret) {
-                return ret;
-            }
-            m890_mx_quant(f, el, esz, nblk, mx, sc);
-            ret = m890_rw(s, q, dst + mxoff, mx, mxlen, true);
-            if (!ret) {
-                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
-                              nblk, true);
-            }
-        } else {
-            ret = m890_rw(s, q, src + mxoff, mx, mxlen, false);
-            if (!ret) {
-                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
-                              nblk, false);
-            }
-            if (ret) {
-                return ret;
-            }
-            for (i = 0; i < n; i++) {
-                unsigned int code = f == &m890_fp4 ?
-                                    (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
-
-                m890_store_elem(el + i * esz, esz,
-                                m890_mx_dequant(f, code,
-                                                sc[i / M890_MX_BLOCK]));
-            }
-            ret = m890_rw(s, q, dst + q->progress * esz, el, n * esz, true);
-        }
+        n = MIN(m.count - q->progress, M890_MX_STEP);
+        ret = quant ? m890_mx_quant_step(s, q, &m, q->progress, n) :
+                      m890_mx_dequant_step(s, q, &m, q->progress, n);
         if (ret) {
             return ret;
         }
         q->progress += n;
-        m890_budget_charge(b, (uint64_t)n * (esz + 1), n);
+        m890_budget_charge(b, (uint64_t)n * (m.esz + 1), n);
     }
     return M890_EXEC_DONE;
 }
 
-/* True if this card executes opcode @op (spec 7, CAPS). */
-static bool m890_opcode_ok(M890State *s, uint32_t op)
+static int m890_exec_mx_quant(M890State *s, M890Queue *q, M890Budget *b)
 {
-    switch (op) {
-    case M890_PKT_NOP:
-    case M890_PKT_COPY:
-    case M890_PKT_COPY_2D:
-    case M890_PKT_FILL:
-    case M890_PKT_SIGNAL:
-    case M890_PKT_WAIT:
-    case M890_PKT_TIMESTAMP:
-    case M890_PKT_GATHER:
-    case M890_PKT_SCATTER:
-    case M890_PKT_REDUCE:
-    case M890_PKT_MX_QUANT:
-    case M890_PKT_MX_DEQUANT:
-    case M890_PKT_FENCE:
-        return true;
-    case M890_PKT_COPY_ROWS:
-    case M890_PKT_MOE_ROUTE:
-        return m890_caps(s) & M890_HWCAP_ROWS;  /* not on a 1.0 card */
-    default:
-        return false;
-    }
+    return m890_exec_mx(s, q, b, true);
 }
+
+static int m890_exec_mx_dequant(M890State *s, M890Queue *q, M890Budget *b)
+{
+    return m890_exec_mx(s, q, b, false);
+}
+
+static int m890_exec_nop(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_copy *p = &q->pkt.copy;
+
+    /* every dword after the header is reserved */
+    if (p->rsvd0 || !buffer_is_zero(&p->src, M890_PKT_SIZE - 8)) {
+        return m890_bad_field(q, "nop reserved");
+    }
+    return M890_EXEC_DONE;
+}
+
+static int m890_exec_gather_pkt(M890State *s, M890Queue *q, M890Budget *b)
+{
+    return m890_exec_gather(s, q, b, false);
+}
+
+static int m890_exec_scatter_pkt(M890State *s, M890Queue *q, M890Budget *b)
+{
+    return m890_exec_gather(s, q, b, true);
+}
+
+/* How the command processor executes an opcode (spec 7). */
+typedef struct M890Opcode {
+    int (*exec)(M890State *s, M890Queue *q, M890Budget *b);
+    uint32_t caps;              /* M890_HWCAP_* the card needs, 0: any */
+    bool data;                  /* a data packet: RELAXED is allowed */
+} M890Opcode;
+
+static const M890Opcode m890_opcodes[M890_PKT_OPCODE_COUNT] = {
+    [M890_PKT_NOP] = { m890_exec_nop, 0, false },
+    [M890_PKT_COPY] = { m890_exec_copy, 0, true },
+    [M890_PKT_COPY_2D] = { m890_exec_copy_2d, 0, true },
+    [M890_PKT_FILL] = { m890_exec_fill, 0, true },
+    [M890_PKT_SIGNAL] = { m890_exec_signal, 0, true },
+    [M890_PKT_WAIT] = { m890_exec_wait, 0, false },
+    [M890_PKT_TIMESTAMP] = { m890_exec_timestamp, 0, false },
+    [M890_PKT_GATHER] = { m890_exec_gather_pkt, 0, true },
+    [M890_PKT_SCATTER] = { m890_exec_scatter_pkt, 0, true },
+    [M890_PKT_REDUCE] = { m890_exec_reduce, 0, true },
+    [M890_PKT_MX_QUANT] = { m890_exec_mx_quant, 0, true },
+    [M890_PKT_MX_DEQUANT] = { m890_exec_mx_dequant, 0, true },
+    [M890_PKT_COPY_ROWS] = { m890_exec_copy_rows, M890_HWCAP_ROWS, true },
+    [M890_PKT_MOE_ROUTE] = { m890_exec_moe_route, M890_HWCAP_ROWS, true },
+    [M890_PKT_FENCE] = { m890_exec_fence, 0, false },
+};
 
 int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
 {
     uint32_t hdr = le32_to_cpu(q->pkt.hdr);
     uint32_t op = M890_PKT_OPCODE(hdr);
+    const M890Opcode *o = op < ARRAY_SIZE(m890_opcodes) ? &m890_opcodes[op] :
+                          NULL;
 
-    if (!m890_opcode_ok(s, op)) {
+    if (!o || !o->exec || (o->caps & ~m890_caps(s))) {
+        /* a hole in the list, or not on this card (1.0: no ROWS) */
         trace_m890_err_opcode(q->index, op);
         qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
                       q->index, op);
@@ -1198,47 +1266,10 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
         (hdr & M890_PKT_HDR_RSVD)) {
         return m890_bad_field(q, "header flags");
     }
-    if (M890_PKT_FLAGS(hdr) & M890_PKT_F_RELAXED) {
+    if ((M890_PKT_FLAGS(hdr) & M890_PKT_F_RELAXED) &&
+        (!o->data || !(m890_caps(s) & M890_HWCAP_ENGINES))) {
         /* spec §7: data packets only, on a card with several data movers */
-        if (!(m890_caps(s) & M890_HWCAP_ENGINES) || op == M890_PKT_NOP ||
-            op == M890_PKT_WAIT || op == M890_PKT_TIMESTAMP ||
-            op == M890_PKT_FENCE) {
-            return m890_bad_field(q, "header flag RELAXED");
-        }
+        return m890_bad_field(q, "header flag RELAXED");
     }
-    switch (op) {
-    case M890_PKT_NOP:
-        if (!m890_zero(&q->pkt.copy.src, 7) || q->pkt.dw[1]) {
-            return m890_bad_field(q, "nop reserved");
-        }
-        return M890_EXEC_DONE;
-    case M890_PKT_COPY:
-        return m890_exec_copy(s, q, b);
-    case M890_PKT_COPY_2D:
-        return m890_exec_copy_2d(s, q, b);
-    case M890_PKT_FILL:
-        return m890_exec_fill(s, q, b);
-    case M890_PKT_SIGNAL:
-        return m890_exec_signal(s, q, b);
-    case M890_PKT_WAIT:
-        return m890_exec_wait(s, q);
-    case M890_PKT_TIMESTAMP:
-        return m890_exec_timestamp(s, q);
-    case M890_PKT_GATHER:
-        return m890_exec_gather(s, q, b, false);
-    case M890_PKT_SCATTER:
-        return m890_exec_gather(s, q, b, true);
-    case M890_PKT_REDUCE:
-        return m890_exec_reduce(s, q, b);
-    case M890_PKT_MX_QUANT:
-        return m890_exec_mx(s, q, b, true);
-    case M890_PKT_MX_DEQUANT:
-        return m890_exec_mx(s, q, b, false);
-    case M890_PKT_COPY_ROWS:
-        return m890_exec_copy_rows(s, q, b);
-    case M890_PKT_MOE_ROUTE:
-        return m890_exec_moe_route(s, q, b);
-    default:
-        return m890_exec_fence(s, q);
-    }
+    return o->exec(s, q, b);
 }
