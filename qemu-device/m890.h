@@ -103,6 +103,35 @@ struct IcnSwitchState {
     IcnRemote *remote;          /* connection to icn-switchd */
 };
 
+/*
+ * What packet code comes to, as NVMe's status codes in QEMU's nvme
+ * device: M890_ST_OK (0) lets a helper's caller go on; 1..0xff are the
+ * queue errors of the contract (enum m890_qerr, spec 4.4), which stop the
+ * queue with that code in Q_STATUS.ERR; the M890_EXEC_* outcomes, above
+ * every error code, tell the command processor what a packet did.
+ */
+typedef enum M890Status {
+    M890_ST_OK = M890_QERR_NONE,
+    M890_ST_BAD_OPCODE = M890_QERR_BAD_OPCODE,
+    M890_ST_BAD_FIELD = M890_QERR_BAD_FIELD,
+    M890_ST_MMU_FAULT = M890_QERR_MMU_FAULT,
+    M890_ST_DMA = M890_QERR_DMA,
+    M890_ST_FABRIC = M890_QERR_FABRIC,
+    M890_ST_BAD_RING = M890_QERR_BAD_RING,
+    M890_ST_UNSUPPORTED = M890_QERR_UNSUPPORTED,
+    M890_ST_CAPACITY = M890_QERR_CAPACITY,
+    M890_EXEC_DONE = 0x100,     /* packet finished */
+    M890_EXEC_MORE,             /* budget used up, call again */
+    M890_EXEC_WAIT,             /* WAIT condition false */
+    M890_EXEC_ASYNC,            /* pieces are on pool threads */
+} M890Status;
+
+/* True if @st is a queue error (its enum m890_qerr is @st itself). */
+static inline bool m890_st_is_qerr(M890Status st)
+{
+    return st > M890_ST_OK && st < M890_EXEC_DONE;
+}
+
 typedef struct M890TlbEntry {
     bool valid;
     uint16_t asid;
@@ -185,7 +214,7 @@ typedef struct M890Queue {
     unsigned int npieces;
     uint64_t piece_bytes;       /* bytes of pkt in pieces, after progress */
     bool piece_wait;            /* pkt can go on only once a piece retires */
-    int piece_err;              /* qerr to raise once its pieces retired */
+    M890Status piece_err;       /* qerr to raise once its pieces retired */
     unsigned int orphans;       /* pieces of abandoned work still running */
     /*
      * Index (and REDUCE weight) list entries of row snap_row, read once
@@ -300,24 +329,18 @@ void m890_queue_reset(M890State *s, M890Queue *q);
 void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val);
 uint32_t m890_queue_status(M890State *s, M890Queue *q);
 void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail);
-void m890_queue_error(M890State *s, M890Queue *q, uint32_t err);
+void m890_queue_error(M890State *s, M890Queue *q, M890Status err);
 void m890_process_bh(void *opaque);
 void m890_wait_timer_cb(void *opaque);
 
 /* m890_mmu.c */
-int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
-                       M890Xlate *x);
+M890Status m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va,
+                              bool write, M890Xlate *x);
 void m890_mmu_fault(M890State *s, M890Queue *q, uint64_t va, bool write,
                     uint32_t reason);
 void m890_mmu_invalidate(M890State *s, bool all, uint16_t asid);
 
 /* m890_packets.c */
-enum {
-    M890_EXEC_DONE = -1,        /* packet finished */
-    M890_EXEC_MORE = -2,        /* budget used up, call again */
-    M890_EXEC_WAIT = -3,        /* WAIT condition false */
-    M890_EXEC_ASYNC = -4,       /* pieces are on pool threads */
-};
 typedef struct M890Budget {
     uint32_t packets;
     uint64_t bytes;
@@ -341,8 +364,8 @@ static inline void m890_budget_charge(M890Budget *b, uint64_t bytes,
     b->bytes -= MIN(b->bytes, MAX(bytes, M890_STEP_CHARGE));
     b->elems -= MIN(b->elems, elems);
 }
-/* Returns M890_EXEC_* or a positive enum m890_qerr. */
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
+/* Returns an M890_EXEC_* outcome or a queue error. */
+M890Status m890_execute(M890State *s, M890Queue *q, M890Budget *b);
 
 /*
  * m890_worker.c: pieces of long COPYs on QEMU's thread pool.  Packet code

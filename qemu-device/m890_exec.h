@@ -23,7 +23,7 @@ typedef struct M890Seg {
 } M890Seg;
 
 /* Trace and log a bad field of @q's packet; returns M890_QERR_BAD_FIELD. */
-int m890_bad_field(M890Queue *q, const char *what);
+M890Status m890_bad_field(M890Queue *q, const char *what);
 
 /* True if [va, va + len) lies inside the 48-bit VA space. */
 bool m890_range_ok(uint64_t va, uint64_t len);
@@ -31,25 +31,25 @@ bool m890_range_ok(uint64_t va, uint64_t len);
 /*
  * Translate the start of [va, va + max) into one directly usable piece
  * *@g (faults are recorded; a peer read charges its round trip).
- * Returns 0 or an enum m890_qerr.
+ * Returns M890_ST_OK or a queue error.
  */
-int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
-             bool write, M890Seg *g);
+M890Status m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+                    bool write, M890Seg *g);
 
 /* Charge @n bytes of @q's packet moved through @g (clock, switch). */
 void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
                    uint64_t n, bool write);
 
-/* Move @len bytes between @buf and VA @va, charged.  0 or a qerr. */
-int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
-            uint64_t len, bool write);
+/* Move @len bytes between @buf and VA @va, charged.  M890_ST_OK or a qerr. */
+M890Status m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+                   uint64_t len, bool write);
 
 /*
  * Copy forward up to @len bytes from VA @src to VA @dst until the run's
- * budget @b is used; *@done receives the bytes copied.  0 or a qerr.
+ * budget @b is used; *@done receives the bytes copied.  M890_ST_OK or a qerr.
  */
-int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src, uint64_t dst,
-                  uint64_t len, M890Budget *b, uint64_t *done);
+M890Status m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src, uint64_t dst,
+                         uint64_t len, M890Budget *b, uint64_t *done);
 
 /*
  * Load an FP32 or BF16 (@esz 4 or 2) element as binary32 bits (BF16
@@ -77,10 +77,10 @@ bool m890_piece_add(M890State *s, M890Piece *p, const M890Seg *sg,
 
 /* m890_rows.c: spec 1.1 row packets (CAPS.ROWS) */
 void m890_rows_reset(M890Queue *q);
-int m890_table_row(M890State *s, M890Queue *q, unsigned int t,
-                   uint64_t table, uint32_t seg_rows, uint64_t pitch,
-                   uint32_t x, uint64_t len, uint64_t *va, bool *skip);
-int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b);
-int m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b);
+M890Status m890_table_row(M890State *s, M890Queue *q, unsigned int t,
+                          uint64_t table, uint32_t seg_rows, uint64_t pitch,
+                          uint32_t x, uint64_t len, uint64_t *va, bool *skip);
+M890Status m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b);
+M890Status m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b);
 
 #endif /* HW_M890_EXEC_H */

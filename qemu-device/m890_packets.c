@@ -34,12 +34,12 @@
 #include "trace.h"
 
 
-int m890_bad_field(M890Queue *q, const char *what)
+M890Status m890_bad_field(M890Queue *q, const char *what)
 {
     trace_m890_err_field(q->index, what);
     qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad packet field: %s\n",
                   q->index, what);
-    return M890_QERR_BAD_FIELD;
+    return M890_ST_BAD_FIELD;
 }
 
 /* True if [va, va + len) lies inside the VA space. */
@@ -49,12 +49,13 @@ bool m890_range_ok(uint64_t va, uint64_t len)
 }
 
 /* Translate the start of [va, va + max) into one directly usable piece. */
-int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+M890Status m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
                     bool write, M890Seg *g)
 {
     M890Xlate x;
     unsigned int egress;
-    int ret, r;
+    M890Status ret;
+    int r;
 
     ret = m890_mmu_translate(s, q, va, write, &x);
     if (ret) {
@@ -71,7 +72,7 @@ int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
     case M890_PTE_TARGET_HBM:
         if (x.addr >= s->hbm_size || g->len > s->hbm_size - x.addr) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
-            return M890_QERR_MMU_FAULT;
+            return M890_ST_MMU_FAULT;
         }
         g->ptr = s->hbm + x.addr;
         g->cls = M890_CLS_HBM;
@@ -79,18 +80,18 @@ int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
     default:
         if (!s->attached) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
-            return M890_QERR_FABRIC;
+            return M890_ST_FABRIC;
         }
         r = icn_switch_peer_ptr(s->sw->core, s->port, x.peer, x.addr,
                                 g->len, &g->ptr, &egress);
         if (r == -ERANGE) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
-            return M890_QERR_MMU_FAULT;
+            return M890_ST_MMU_FAULT;
         }
         if (r) {
             trace_m890_err_fabric(q->index, x.peer, r);
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
-            return M890_QERR_FABRIC;
+            return M890_ST_FABRIC;
         }
         g->peer = egress;
         g->cls = M890_CLS_PEER;
@@ -116,13 +117,13 @@ void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
     }
 }
 
-/* Move @len bytes between @buf and VA @va.  Returns 0 or a qerr. */
-int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+/* Move @len bytes between @buf and VA @va.  Returns M890_ST_OK or a qerr. */
+M890Status m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
                    uint64_t len, bool write)
 {
     uint8_t *p = buf;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     while (len) {
         ret = m890_seg(s, q, va, len, write, &g);
@@ -140,7 +141,7 @@ int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
                               DMA_DIRECTION_TO_DEVICE,
                               MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, g.len, write);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, g.len, write);
         va += g.len;
@@ -156,11 +157,11 @@ int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
  * pointer into this card's or a peer's HBM, or NULL in host memory, as
  * m890_kick_sem() compares it.
  */
-static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
-                       uint64_t *val, bool write, const void **sem)
+static M890Status m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
+                              uint64_t *val, bool write, const void **sem)
 {
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     ret = m890_seg(s, q, va, 8, write, &g);
     if (ret) {
@@ -178,7 +179,7 @@ static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
                           DMA_DIRECTION_TO_DEVICE,
                           MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         trace_m890_err_dma(q->index, g.dma, 8, write);
-        return M890_QERR_DMA;
+        return M890_ST_DMA;
     }
     m890_seg_done(s, q, &g, 8, write);
     *sem = g.ptr;
@@ -215,13 +216,13 @@ static uint64_t m890_sem_add_ptr(uint8_t *p, uint64_t v)
  * CAPS.ATOMICS, so is an ADD, executed by the card that owns the memory;
  * without ATOMICS an ADD on a peer reads (one round trip) and writes.
  */
-static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
-                       uint64_t value)
+static M890Status m890_sem_op(M890State *s, M890Queue *q, uint64_t va,
+                              uint32_t op, uint64_t value)
 {
     bool posted = m890_caps(s) & M890_HWCAP_ATOMICS;
     uint64_t cur = 0;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     ret = m890_seg(s, q, va, 8, true, &g);
     if (ret) {
@@ -235,7 +236,7 @@ static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
         } else if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, value,
                                   MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, true);
     } else if (g.ptr) {
@@ -253,14 +254,14 @@ static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
         if (ldq_le_pci_dma(PCI_DEVICE(s), g.dma, &cur,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, false);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, false);
         cur += value;
         if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, cur,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, true);
     }
@@ -283,16 +284,17 @@ static bool m890_sem_va_ok(uint64_t va)
 
 /*
  * Copy forward up to @len bytes from @src to @dst, stopping when the byte
- * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
+ * budget runs out; *@done receives the bytes copied.  Returns M890_ST_OK
+ * or a qerr.
  */
-int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
+M890Status m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
                          uint64_t dst, uint64_t len, M890Budget *b,
                          uint64_t *done)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     M890Seg sg, dg;
     uint64_t n;
-    int ret;
+    M890Status ret;
 
     *done = 0;
     while (*done < len && b->bytes) {
@@ -311,22 +313,22 @@ int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
         } else if (sg.ptr) {
             if (pci_dma_write(pdev, dg.dma, sg.ptr, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, dg.dma, n, true);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         } else if (dg.ptr) {
             if (pci_dma_read(pdev, sg.dma, dg.ptr, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, sg.dma, n, false);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         } else {
             n = MIN(n, M890_BOUNCE_SIZE);
             if (pci_dma_read(pdev, sg.dma, s->bounce, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, sg.dma, n, false);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
             if (pci_dma_write(pdev, dg.dma, s->bounce, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, dg.dma, n, true);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         }
         m890_seg_done(s, q, &sg, n, false);
@@ -340,16 +342,16 @@ int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
 /*
  * Fill the new piece @p with up to @len bytes from VA @src to VA @dst,
  * translating and checking every page first.  Stops early at a segment a
- * pool thread may not copy.  Returns 0 or a qerr (a fault of a page of
+ * pool thread may not copy.  Returns M890_ST_OK or a qerr (a fault of a page of
  * the piece: the piece is then dropped, none of it was written).
  */
-static int m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
-                           uint64_t src, uint64_t dst, uint64_t len,
-                           M890Budget *b)
+static M890Status m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
+                                  uint64_t src, uint64_t dst, uint64_t len,
+                                  M890Budget *b)
 {
     uint64_t off = 0, n;
     M890Seg sg, dg;
-    int ret;
+    M890Status ret;
 
     while (off < len && b->bytes) {
         n = MIN(len - off, b->bytes);
@@ -376,13 +378,13 @@ static int m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
  * Returns M890_EXEC_ASYNC when pieces are in flight, 0 when the next
  * bytes must be copied in the bottom half (nothing in flight), or a qerr.
  */
-static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
-                           uint64_t dst, uint64_t len, bool serial,
-                           M890Budget *b)
+static M890Status m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
+                                  uint64_t dst, uint64_t len, bool serial,
+                                  M890Budget *b)
 {
     uint64_t off = 0;
     M890Piece *p;
-    int ret = 0;
+    M890Status ret = M890_ST_OK;
 
     while (off < len && b->bytes && m890_async_slot(s, q) &&
            !(serial && q->npieces)) {
@@ -410,13 +412,13 @@ static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
 }
 
 /* COPY's data: forward, or backwards through the buffer on overlap. */
-static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t size = le64_to_cpu(p->size), done, chunk, off, pos;
     bool overlap = src < dst + size && dst < src + size;
-    int ret;
+    M890Status ret;
 
     if (dst > src && dst < src + size) {
         /* overlapping, destination above: copy backwards via the buffer */
@@ -467,13 +469,13 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
  * write is done, sig_value is added to the semaphore at sig_addr in the
  * same phase, as a SIGNAL ADD (posted on a peer), so it follows the data.
  */
-static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t size = le64_to_cpu(p->size);
     uint64_t sig = le64_to_cpu(p->sig_addr);
-    int ret;
+    M890Status ret;
 
     if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy reserved");
@@ -483,7 +485,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     }
     if (sig && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
         trace_m890_err_unsupported(q->index, "copy sig_addr");
-        return M890_QERR_UNSUPPORTED;
+        return M890_ST_UNSUPPORTED;
     }
     if (sig && !m890_sem_va_ok(sig)) {
         return m890_bad_field(q, "copy sig_addr");
@@ -510,7 +512,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy_2d *p = &q->pkt.copy_2d;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
@@ -518,7 +520,7 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t dpitch = le64_to_cpu(p->dst_pitch);
     uint32_t width = le32_to_cpu(p->width), height = le32_to_cpu(p->height);
     uint64_t total, row, col, done, sext, dext;
-    int ret;
+    M890Status ret;
 
     if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy_2d reserved");
@@ -556,13 +558,13 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_fill *p = &q->pkt.fill;
     uint64_t dst = le64_to_cpu(p->dst), size = le64_to_cpu(p->size), n;
     uint32_t pattern = p->pattern;      /* already little-endian */
     unsigned int i;
-    int ret;
+    M890Status ret;
 
     if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "fill reserved");
@@ -601,11 +603,11 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
  * Read @count 64-bit words of the list at @va into @out (CPU order): a SIGNAL's
  * target or value list, read once when the packet starts.
  */
-static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
-                          uint32_t count, uint64_t *out)
+static M890Status m890_read_list(M890State *s, M890Queue *q, uint64_t va,
+                                 uint32_t count, uint64_t *out)
 {
     uint32_t i;
-    int ret;
+    M890Status ret;
 
     ret = m890_rw(s, q, va, out, (uint64_t)count * 8, false);
     if (ret) {
@@ -618,7 +620,7 @@ static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
 }
 
 /* Checks of SIGNAL's fields in the order of the spec's table (§7.5). */
-static int m890_signal_check(M890State *s, M890Queue *q)
+static M890Status m890_signal_check(M890State *s, M890Queue *q)
 {
     const struct m890_pkt_signal *p = &q->pkt.signal;
     uint64_t addr = le64_to_cpu(p->addr), targets = le64_to_cpu(p->targets);
@@ -639,7 +641,7 @@ static int m890_signal_check(M890State *s, M890Queue *q)
     }
     if (count > 1 && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
         trace_m890_err_unsupported(q->index, "signal count");
-        return M890_QERR_UNSUPPORTED;
+        return M890_ST_UNSUPPORTED;
     }
     if (count > M890_SIGNAL_MAX_TARGETS) {
         return m890_bad_field(q, "signal count");
@@ -678,7 +680,7 @@ static int m890_signal_check(M890State *s, M890Queue *q)
  * target is checked before the first operation.  At most 256 operations:
  * the packet completes in one step.
  */
-static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_signal *p = &q->pkt.signal;
     uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
@@ -687,7 +689,7 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     uint32_t op = le32_to_cpu(p->op), count = le32_to_cpu(p->count), i;
     uint64_t *tg = (uint64_t *)s->bounce;
     uint64_t *vl = tg + M890_SIGNAL_MAX_TARGETS;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(2 * M890_SIGNAL_MAX_TARGETS * 8 > M890_BOUNCE_SIZE);
     ret = m890_signal_check(s, q);
@@ -731,13 +733,13 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_wait(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_wait(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_wait *p = &q->pkt.wait;
     uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
     uint32_t cond = le32_to_cpu(p->cond);
     uint64_t cur;
-    int ret;
+    M890Status ret;
 
     if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "wait reserved");
@@ -765,11 +767,11 @@ static int m890_exec_wait(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_WAIT;
 }
 
-static int m890_exec_timestamp(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_timestamp(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_timestamp *p = &q->pkt.timestamp;
     uint64_t addr = le64_to_cpu(p->addr), now;
-    int ret;
+    M890Status ret;
 
     if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "timestamp reserved");
@@ -784,7 +786,7 @@ static int m890_exec_timestamp(M890State *s, M890Queue *q, M890Budget *b)
     return ret ? ret : M890_EXEC_DONE;
 }
 
-static int m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_fence *p = &q->pkt.fence;
     uint32_t flags = le32_to_cpu(p->flags);
@@ -804,7 +806,7 @@ static int m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
         if (stq_le_pci_dma(PCI_DEVICE(s), q->fence_addr, value,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, q->fence_addr, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_clock_bytes(s, q, M890_CLS_HOST, 8);
     }
@@ -817,8 +819,8 @@ static int m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
 }
 
 /* GATHER and SCATTER: progress counts bytes over count * row_bytes. */
-static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
-                            bool scatter)
+static M890Status m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
+                                   bool scatter)
 {
     const struct m890_pkt_gather *p = &q->pkt.gather;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
@@ -826,7 +828,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     uint32_t row_bytes = le32_to_cpu(p->row_bytes);
     uint32_t count = le32_to_cpu(p->count), idx;
     uint64_t total, i, off, from, to, done, tab;
-    int ret;
+    M890Status ret;
 
     if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "gather reserved");
@@ -906,7 +908,7 @@ void m890_store_elem(uint8_t *p, unsigned int esz, uint32_t f)
  * SRC_TABLE (spec 1.1) source row i lies in segment i / seg_rows of the
  * table at src (m890_table_row()); UNWEIGHTED sums the rows as they are.
  */
-static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_reduce *p = &q->pkt.reduce;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
@@ -919,7 +921,7 @@ static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
     uint32_t acc[M890_REDUCE_COLS];
     uint64_t total, r, col, row_bytes, off, rowva;
     bool skip;
-    int ret;
+    M890Status ret;
 
     if (p->rsvd1 || p->rsvd2 ||
         (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || seg_rows))) {
@@ -1075,7 +1077,7 @@ static uint64_t m890_mx_bytes(const M890MxFmt *f, uint64_t n)
 }
 
 /* Decode and check an MX packet of direction @quant (spec 7.11). */
-static int m890_mx_decode(M890Queue *q, bool quant, M890Mx *m)
+static M890Status m890_mx_decode(M890Queue *q, bool quant, M890Mx *m)
 {
     const struct m890_pkt_mx *p = &q->pkt.mx;
     uint64_t elbytes, mxbytes;
@@ -1112,12 +1114,13 @@ static int m890_mx_decode(M890Queue *q, bool quant, M890Mx *m)
 }
 
 /* Quantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
-static int m890_mx_quant_step(M890State *s, M890Queue *q, const M890Mx *m,
-                              uint64_t e0, unsigned int n)
+static M890Status m890_mx_quant_step(M890State *s, M890Queue *q,
+                                     const M890Mx *m, uint64_t e0,
+                                     unsigned int n)
 {
     uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
     unsigned int nblk = n / M890_MX_BLOCK;
-    int ret;
+    M890Status ret;
 
     ret = m890_rw(s, q, m->src + e0 * m->esz, s->bounce,
                   (uint64_t)n * m->esz, false);
@@ -1134,12 +1137,13 @@ static int m890_mx_quant_step(M890State *s, M890Queue *q, const M890Mx *m,
 }
 
 /* Dequantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
-static int m890_mx_dequant_step(M890State *s, M890Queue *q, const M890Mx *m,
-                                uint64_t e0, unsigned int n)
+static M890Status m890_mx_dequant_step(M890State *s, M890Queue *q,
+                                       const M890Mx *m, uint64_t e0,
+                                       unsigned int n)
 {
     uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
     unsigned int i, code;
-    int ret;
+    M890Status ret;
 
     ret = m890_rw(s, q, m->src + m890_mx_bytes(m->f, e0), mx,
                   m890_mx_bytes(m->f, n), false);
@@ -1163,12 +1167,12 @@ static int m890_mx_dequant_step(M890State *s, M890Queue *q, const M890Mx *m,
  * MX_QUANT and MX_DEQUANT: progress counts elements, M890_MX_STEP at a
  * time; the FP32/BF16 side of a step goes through s->bounce.
  */
-static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
-                        bool quant)
+static M890Status m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
+                               bool quant)
 {
     M890Mx m;
     unsigned int n;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
     QEMU_BUILD_BUG_ON(M890_MX_STEP % M890_MX_BLOCK);
@@ -1192,17 +1196,18 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_mx_quant(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_mx_quant(M890State *s, M890Queue *q, M890Budget *b)
 {
     return m890_exec_mx(s, q, b, true);
 }
 
-static int m890_exec_mx_dequant(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_mx_dequant(M890State *s, M890Queue *q,
+                                       M890Budget *b)
 {
     return m890_exec_mx(s, q, b, false);
 }
 
-static int m890_exec_nop(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_nop(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
 
@@ -1213,19 +1218,21 @@ static int m890_exec_nop(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_gather_pkt(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_gather_pkt(M890State *s, M890Queue *q,
+                                       M890Budget *b)
 {
     return m890_exec_gather(s, q, b, false);
 }
 
-static int m890_exec_scatter_pkt(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_scatter_pkt(M890State *s, M890Queue *q,
+                                        M890Budget *b)
 {
     return m890_exec_gather(s, q, b, true);
 }
 
 /* How the command processor executes an opcode (spec 7). */
 typedef struct M890Opcode {
-    int (*exec)(M890State *s, M890Queue *q, M890Budget *b);
+    M890Status (*exec)(M890State *s, M890Queue *q, M890Budget *b);
     uint32_t caps;              /* M890_HWCAP_* the card needs, 0: any */
     bool data;                  /* a data packet: RELAXED is allowed */
 } M890Opcode;
@@ -1248,7 +1255,7 @@ static const M890Opcode m890_opcodes[M890_PKT_OPCODE_COUNT] = {
     [M890_PKT_FENCE] = { m890_exec_fence, 0, false },
 };
 
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+M890Status m890_execute(M890State *s, M890Queue *q, M890Budget *b)
 {
     uint32_t hdr = le32_to_cpu(q->pkt.hdr);
     uint32_t op = M890_PKT_OPCODE(hdr);
@@ -1260,7 +1267,7 @@ int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
         trace_m890_err_opcode(q->index, op);
         qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
                       q->index, op);
-        return M890_QERR_BAD_OPCODE;
+        return M890_ST_BAD_OPCODE;
     }
     if ((M890_PKT_FLAGS(hdr) & ~M890_PKT_FLAGS_VALID) ||
         (hdr & M890_PKT_HDR_RSVD)) {

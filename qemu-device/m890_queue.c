@@ -44,7 +44,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->wait_kicked = false;
     q->wait_sem = NULL;
     q->progress = 0;
-    q->piece_err = 0;
+    q->piece_err = M890_ST_OK;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
     m890_clock_queue_reset(s, q);
@@ -70,10 +70,10 @@ uint32_t m890_queue_status(M890State *s, M890Queue *q)
     return st;
 }
 
-void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
+void m890_queue_error(M890State *s, M890Queue *q, M890Status err)
 {
     m890_async_cancel(s, q);
-    q->piece_err = 0;
+    q->piece_err = M890_ST_OK;
     q->err = err;
     q->err_head = q->head;
     q->have_pkt = false;
@@ -119,12 +119,12 @@ void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val)
     }
     if (q->ring_base & 0xfff) {
         trace_m890_err_ring_base(q->index, q->ring_base);
-        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        m890_queue_error(s, q, M890_ST_BAD_RING);
         return;
     }
     if (q->ring_order < 4 || q->ring_order > 16) {
         trace_m890_err_ring_order(q->index, q->ring_order);
-        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        m890_queue_error(s, q, M890_ST_BAD_RING);
         return;
     }
     if (m890_queue_runnable(q)) {
@@ -151,26 +151,26 @@ void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail)
     }
 }
 
-/* Fetch the packet at HEAD into q->pkt.  Returns 0 or an enum m890_qerr. */
-static int m890_fetch(M890State *s, M890Queue *q)
+/* Fetch the packet at HEAD into q->pkt: M890_ST_OK or a queue error. */
+static M890Status m890_fetch(M890State *s, M890Queue *q)
 {
     uint32_t entries = 1u << q->ring_order;
     uint64_t slot_addr;
 
     if (q->tail - q->head > entries) {
         trace_m890_err_ring_overflow(q->index, q->head, q->tail);
-        return M890_QERR_BAD_RING;
+        return M890_ST_BAD_RING;
     }
     slot_addr = q->ring_base + (uint64_t)(q->head & (entries - 1)) *
                 M890_PKT_SIZE;
     if (pci_dma_read(PCI_DEVICE(s), slot_addr, &q->pkt, M890_PKT_SIZE)
         != MEMTX_OK) {
         trace_m890_err_ring_dma(q->index, slot_addr);
-        return M890_QERR_DMA;
+        return M890_ST_DMA;
     }
     q->have_pkt = true;
     q->progress = 0;
-    q->piece_err = 0;
+    q->piece_err = M890_ST_OK;
     q->snap_valid = false;
     m890_rows_reset(q);
     m890_clock_fetch(s, q);
@@ -185,7 +185,7 @@ static int m890_fetch(M890State *s, M890Queue *q)
 static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
 {
     bool moved = false;
-    int ret;
+    M890Status ret;
 
     while (b->packets && m890_budget_left(b) && m890_queue_runnable(q)) {
         if (q->waiting && !q->wait_kicked) {
