@@ -903,137 +903,207 @@ void m890_store_elem(uint8_t *p, unsigned int esz, uint32_t f)
     }
 }
 
-/*
- * REDUCE: progress counts output elements over rows * hidden.  With
- * SRC_TABLE (spec 1.1) source row i lies in segment i / seg_rows of the
- * table at src (m890_table_row()); UNWEIGHTED sums the rows as they are.
- */
-static M890Status m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+/* A checked REDUCE packet. */
+typedef struct M890Reduce {
+    uint64_t src, dst, idx, weight;
+    uint32_t rows, hidden, seg_rows;
+    unsigned int k, esz;
+    bool table;                 /* SRC_TABLE: src is a segment table */
+    bool unweighted;
+    uint64_t row_bytes;         /* hidden * esz */
+    uint64_t total;             /* output elements, rows * hidden */
+} M890Reduce;
+
+/* Decode and check a REDUCE packet (spec 7.10, 7.13). */
+static M890Status m890_reduce_decode(M890State *s, M890Queue *q,
+                                     M890Reduce *r)
 {
     const struct m890_pkt_reduce *p = &q->pkt.reduce;
-    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
-    uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
-    uint32_t seg_rows = le32_to_cpu(p->seg_rows);
-    unsigned int flags = le16_to_cpu(p->flags), k = p->k, esz, j, c, ncol;
-    bool table = flags & M890_REDUCE_F_SRC_TABLE;
-    bool unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
-    uint32_t acc[M890_REDUCE_COLS];
-    uint64_t total, r, col, row_bytes, off, rowva;
-    bool skip;
-    M890Status ret;
+    unsigned int flags = le16_to_cpu(p->flags);
 
+    r->src = le64_to_cpu(p->src);
+    r->dst = le64_to_cpu(p->dst);
+    r->idx = le64_to_cpu(p->idx);
+    r->weight = le64_to_cpu(p->weight);
+    r->rows = le32_to_cpu(p->rows);
+    r->hidden = le32_to_cpu(p->hidden);
+    r->seg_rows = le32_to_cpu(p->seg_rows);
+    r->k = p->k;
+    r->table = flags & M890_REDUCE_F_SRC_TABLE;
+    r->unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
+    r->total = 0;
     if (p->rsvd1 || p->rsvd2 ||
-        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || seg_rows))) {
+        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || r->seg_rows))) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "reduce dtype");
     }
-    if (k < 1 || k > M890_REDUCE_MAX_K) {
+    if (r->k < 1 || r->k > M890_REDUCE_MAX_K) {
         return m890_bad_field(q, "reduce k");
     }
     if (flags & ~(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)) {
         return m890_bad_field(q, "reduce flags");
     }
-    if (table && (src & 7)) {
+    if (r->table && (r->src & 7)) {
         return m890_bad_field(q, "reduce table alignment");
     }
-    if ((idxva & 3) || (wva & 3)) {
+    if ((r->idx & 3) || (r->weight & 3)) {
         return m890_bad_field(q, "reduce alignment");
     }
-    if (unweighted && wva) {
+    if (r->unweighted && r->weight) {
         return m890_bad_field(q, "reduce weight with UNWEIGHTED");
     }
-    if (table ? seg_rows < 1 || seg_rows > M890_ROWS_MAX : seg_rows) {
+    if (r->table ? r->seg_rows < 1 || r->seg_rows > M890_ROWS_MAX :
+                   r->seg_rows) {
         return m890_bad_field(q, "reduce seg_rows");
     }
-    if (!rows || !hidden) {
-        return M890_EXEC_DONE;
+    if (!r->rows || !r->hidden) {
+        return M890_ST_OK;              /* nothing to do, nothing to check */
     }
-    esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
-    row_bytes = (uint64_t)hidden * esz;
-    total = (uint64_t)rows * hidden;
-    if (!m890_range_ok(idxva, (uint64_t)rows * k * 4) ||
-        (!unweighted && !m890_range_ok(wva, (uint64_t)rows * k * 4)) ||
-        (table && !m890_range_ok(src, M890_TABLE_MAX_SEGMENTS * 8)) ||
-        total > M890_MAX_COPY || !m890_range_ok(dst, total * esz)) {
+    r->esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
+    r->row_bytes = (uint64_t)r->hidden * r->esz;
+    r->total = (uint64_t)r->rows * r->hidden;
+    if (!m890_range_ok(r->idx, (uint64_t)r->rows * r->k * 4) ||
+        (!r->unweighted &&
+         !m890_range_ok(r->weight, (uint64_t)r->rows * r->k * 4)) ||
+        (r->table && !m890_range_ok(r->src, M890_TABLE_MAX_SEGMENTS * 8)) ||
+        r->total > M890_MAX_COPY || !m890_range_ok(r->dst, r->total * r->esz)) {
         return m890_bad_field(q, "reduce range");
     }
-    while (q->progress < total) {
+    return M890_ST_OK;
+}
+
+/*
+ * Read output row @row's k indices and weights once into q->snap_idx and
+ * q->snap_w (CPU order), for all its pieces, also in later runs.
+ */
+static M890Status m890_reduce_snap(M890State *s, M890Queue *q,
+                                   const M890Reduce *r, uint64_t row)
+{
+    unsigned int j;
+    M890Status ret;
+
+    if (q->snap_valid && q->snap_row == row) {
+        return M890_ST_OK;
+    }
+    ret = m890_rw(s, q, r->idx + row * r->k * 4, q->snap_idx, r->k * 4,
+                  false);
+    if (!ret && !r->unweighted) {
+        ret = m890_rw(s, q, r->weight + row * r->k * 4, q->snap_w, r->k * 4,
+                      false);
+    }
+    if (ret) {
+        return ret;
+    }
+    for (j = 0; j < r->k; j++) {
+        q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
+        q->snap_w[j] = r->unweighted ? M890_F32_ONE :
+                       le32_to_cpu(q->snap_w[j]);
+    }
+    q->snap_row = row;
+    q->snap_valid = true;
+    return M890_ST_OK;
+}
+
+/* VA *@va of source row @ix; *@skip if its table segment is empty. */
+static M890Status m890_reduce_row_va(M890State *s, M890Queue *q,
+                                     const M890Reduce *r, uint32_t ix,
+                                     uint64_t *va, bool *skip)
+{
+    uint64_t off;
+
+    if (r->table) {
+        return m890_table_row(s, q, 0, r->src, r->seg_rows, r->row_bytes, ix,
+                              r->row_bytes, va, skip);
+    }
+    *skip = false;
+    if (__builtin_mul_overflow((uint64_t)ix, r->row_bytes, &off) ||
+        !m890_range_ok(r->src, off) ||
+        !m890_range_ok(r->src + off, r->row_bytes)) {
+        return m890_bad_field(q, "reduce index out of VA space");
+    }
+    *va = r->src + off;
+    return M890_ST_OK;
+}
+
+/* Output elements [col, col + ncol) of row @row (snapshot taken). */
+static M890Status m890_reduce_step(M890State *s, M890Queue *q,
+                                   const M890Reduce *r, uint64_t row,
+                                   uint64_t col, unsigned int ncol)
+{
+    uint32_t acc[M890_REDUCE_COLS], ix, wb, x;
+    unsigned int esz = r->esz, j, c;
+    uint64_t rowva;
+    bool skip;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_REDUCE_COLS * 4 > M890_BOUNCE_SIZE);
+    for (c = 0; c < ncol; c++) {
+        acc[c] = 0;                     /* +0.0 */
+    }
+    for (j = 0; j < r->k; j++) {
+        ix = q->snap_idx[j];
+        wb = q->snap_w[j];
+        if (ix == M890_INDEX_NONE) {
+            continue;
+        }
+        ret = m890_reduce_row_va(s, q, r, ix, &rowva, &skip);
+        if (!ret && !skip) {
+            ret = m890_rw(s, q, rowva + col * esz, s->bounce, ncol * esz,
+                          false);
+        }
+        if (ret) {
+            return ret;
+        }
+        for (c = 0; !skip && c < ncol; c++) {
+            x = m890_load_elem(s->bounce + c * esz, esz);
+            /* 1.0 * x is exact: UNWEIGHTED adds the rows as they are */
+            acc[c] = m890_f32_add(acc[c], r->unweighted ? x :
+                                  m890_f32_mul(wb, x));
+        }
+    }
+    for (c = 0; c < ncol; c++) {
+        m890_store_elem(s->bounce + c * esz, esz, acc[c]);
+    }
+    return m890_rw(s, q, r->dst + (row * r->hidden + col) * esz, s->bounce,
+                   ncol * esz, true);
+}
+
+/*
+ * REDUCE: progress counts output elements over rows * hidden, at most
+ * M890_REDUCE_COLS of a row per step.  With SRC_TABLE (spec 1.1) source
+ * row i lies in segment i / seg_rows of the table at src
+ * (m890_table_row()); UNWEIGHTED sums the rows as they are.
+ */
+static M890Status m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+{
+    M890Reduce r;
+    uint64_t row, col;
+    unsigned int ncol;
+    M890Status ret;
+
+    ret = m890_reduce_decode(s, q, &r);
+    if (ret) {
+        return ret;
+    }
+    while (q->progress < r.total) {
         if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
-        r = q->progress / hidden;
-        col = q->progress % hidden;
-        ncol = MIN(hidden - col, M890_REDUCE_COLS);
-        if (!q->snap_valid || q->snap_row != r) {
-            /* a row's indices and weights are read once for all pieces */
-            ret = m890_rw(s, q, idxva + r * k * 4, q->snap_idx, k * 4, false);
-            if (!ret && !unweighted) {
-                ret = m890_rw(s, q, wva + r * k * 4, q->snap_w, k * 4, false);
-            }
-            if (ret) {
-                return ret;
-            }
-            for (j = 0; j < k; j++) {
-                q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
-                q->snap_w[j] = unweighted ? M890_F32_ONE :
-                               le32_to_cpu(q->snap_w[j]);
-            }
-            q->snap_row = r;
-            q->snap_valid = true;
+        row = q->progress / r.hidden;
+        col = q->progress % r.hidden;
+        ncol = MIN(r.hidden - col, M890_REDUCE_COLS);
+        ret = m890_reduce_snap(s, q, &r, row);
+        if (!ret) {
+            ret = m890_reduce_step(s, q, &r, row, col, ncol);
         }
-        for (c = 0; c < ncol; c++) {
-            acc[c] = 0;                 /* +0.0 */
-        }
-        for (j = 0; j < k; j++) {
-            uint32_t ix = q->snap_idx[j], wb = q->snap_w[j];
-
-            if (ix == M890_INDEX_NONE) {
-                continue;
-            }
-            if (table) {
-                ret = m890_table_row(s, q, 0, src, seg_rows, row_bytes, ix,
-                                     row_bytes, &rowva, &skip);
-                if (ret) {
-                    return ret;
-                }
-                if (skip) {
-                    continue;
-                }
-            } else {
-                if (__builtin_mul_overflow((uint64_t)ix, row_bytes, &off) ||
-                    !m890_range_ok(src, off) ||
-                    !m890_range_ok(src + off, row_bytes)) {
-                    return m890_bad_field(q, "reduce index out of VA space");
-                }
-                rowva = src + off;
-            }
-            ret = m890_rw(s, q, rowva + col * esz, s->bounce, ncol * esz,
-                          false);
-            if (ret) {
-                return ret;
-            }
-            for (c = 0; c < ncol; c++) {
-                uint32_t x = m890_load_elem(s->bounce + c * esz, esz);
-
-                /* 1.0 * x is exact: UNWEIGHTED adds the rows as they are */
-                acc[c] = m890_f32_add(acc[c], unweighted ? x :
-                                      m890_f32_mul(wb, x));
-            }
-        }
-        for (c = 0; c < ncol; c++) {
-            m890_store_elem(s->bounce + c * esz, esz, acc[c]);
-        }
-        ret = m890_rw(s, q, dst + (r * hidden + col) * esz, s->bounce,
-                      ncol * esz, true);
         if (ret) {
             return ret;
         }
         q->progress += ncol;
-        m890_budget_charge(b, (uint64_t)(k + 1) * ncol * esz,
-                           (uint64_t)k * ncol);
+        m890_budget_charge(b, (uint64_t)(r.k + 1) * ncol * r.esz,
+                           (uint64_t)r.k * ncol);
     }
     return M890_EXEC_DONE;
 }
