@@ -713,6 +713,8 @@ static const struct {
     { "trust-domain", "trust domain of the card on the switch: exports are "
       "checked between domains (spec 8.7; test setups)" },
     { "queues", "hardware queues of the card, 1..16" },
+    { "engines", "data movers of the card, 1..16 (spec 1.1 NUM_ENGINES); "
+      "0: a spec 1.0 card" },
 };
 
 static void m890_class_init(ObjectClass *klass, void *data)
