@@ -209,7 +209,10 @@ static void m890_queue_hw_stop(struct m890_queue *q)
 	down_read(&mdev->reset_sem);
 	m890_wr(mdev, m890_qreg(q, M890_Q_CONTROL), M890_Q_CONTROL_RESET);
 	if (read_poll_timeout(m890_rd, status, !(status & M890_Q_STATUS_ENABLED), 10,
-			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_STATUS)))
+			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_STATUS)) ||
+	    /* RESET reads 1 until the abandoned work's last access (spec 4.4) */
+	    read_poll_timeout(m890_rd, status, !(status & M890_Q_CONTROL_RESET), 10,
+			      M890_STOP_TIMEOUT_US, false, mdev, m890_qreg(q, M890_Q_CONTROL)))
 		drm_err_ratelimited(&mdev->drm, "hw queue %u did not stop\n", q->hwq);
 	up_read(&mdev->reset_sem);
 	drm_dev_exit(idx);

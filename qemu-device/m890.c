@@ -143,7 +143,9 @@ static uint32_t m890_read_queue(M890State *s, hwaddr addr)
     case M890_Q_ASID:
         return q->asid;
     case M890_Q_CONTROL:
-        return q->enabled ? M890_Q_CONTROL_ENABLE : 0;
+        /* RESET clears once abandoned pieces are done (spec §4.4) */
+        return (q->enabled ? M890_Q_CONTROL_ENABLE : 0) |
+               (q->orphans ? M890_Q_CONTROL_RESET : 0);
     case M890_Q_STATUS:
         return m890_queue_status(s, q);
     case M890_Q_HEAD:
@@ -194,7 +196,8 @@ static uint32_t m890_read32(M890State *s, hwaddr addr)
     case M890_REG_FABRIC:
         return m890_switch_fabric_reg(s);
     case M890_REG_STATUS:
-        return M890_STATUS_READY;
+        /* a reset is done once abandoned pieces are (spec §9.1) */
+        return m890_async_quiet(s) ? M890_STATUS_READY : 0;
     case M890_REG_SCRATCH:
         return s->scratch;
     case M890_REG_CLOCK:

@@ -15,6 +15,7 @@
 #include "qemu/timer.h"
 #include "qemu/thread.h"
 #include "qemu/int128.h"
+#include "qemu/queue.h"
 
 #include "m890_regs.h"
 #include "m890_packets.h"
@@ -33,6 +34,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_BH_MAX_PACKETS     64
 #define M890_BH_MAX_BYTES       (64ull << 20)
 /*
+ * The arithmetic of REDUCE, COPY_ROWS ADD and MX (m890_arith.c, integer
+ * code of some 10 ns per element) has a budget of its own: a run computes
+ * at most this many elements (a REDUCE element of k rows counts k), a few
+ * milliseconds, as a run's 64 MiB of copies take.
+ */
+#define M890_BH_MAX_ELEMS       (512ull << 10)
+/*
  * Every step of a packet (a page of a copy, a row of GATHER/SCATTER/REDUCE,
  * a block of MX) costs at least this much of a run's byte budget, so tiny
  * rows cannot turn one run into millions of steps under the BQL.
@@ -40,8 +48,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(IcnSwitchState, ICN_SWITCH)
 #define M890_STEP_CHARGE        4096ull
 #define M890_REDUCE_MAX_K       64      /* REDUCE k, spec 7.10 */
 #define M890_ASYNC_MIN          (256 * 1024)    /* shorter COPYs stay inline */
-#define M890_ASYNC_PIECE        (4ull << 20)    /* bytes per worker job */
-#define M890_ASYNC_SEGS         64
+#define M890_ASYNC_PIECE        (4ull << 20)    /* bytes per piece */
+#define M890_ASYNC_SEGS         64              /* pages per piece */
+#define M890_ASYNC_MAX_PIECES   64      /* per card, whatever the host */
+#define M890_ASYNC_QUEUE_PIECES 16      /* per queue */
 /*
  * A WAIT not woken by a SIGNAL is checked again M890_WAIT_POLL_NS after it
  * parked, then at intervals that double up to M890_WAIT_POLL_MAX_NS
@@ -100,6 +110,35 @@ struct IcnSwitchState {
     IcnRemote *remote;          /* connection to icn-switchd */
 };
 
+/*
+ * What packet code comes to, as NVMe's status codes in QEMU's nvme
+ * device: M890_ST_OK (0) lets a helper's caller go on; 1..0xff are the
+ * queue errors of the contract (enum m890_qerr, spec 4.4), which stop the
+ * queue with that code in Q_STATUS.ERR; the M890_EXEC_* outcomes, above
+ * every error code, tell the command processor what a packet did.
+ */
+typedef enum M890Status {
+    M890_ST_OK = M890_QERR_NONE,
+    M890_ST_BAD_OPCODE = M890_QERR_BAD_OPCODE,
+    M890_ST_BAD_FIELD = M890_QERR_BAD_FIELD,
+    M890_ST_MMU_FAULT = M890_QERR_MMU_FAULT,
+    M890_ST_DMA = M890_QERR_DMA,
+    M890_ST_FABRIC = M890_QERR_FABRIC,
+    M890_ST_BAD_RING = M890_QERR_BAD_RING,
+    M890_ST_UNSUPPORTED = M890_QERR_UNSUPPORTED,
+    M890_ST_CAPACITY = M890_QERR_CAPACITY,
+    M890_EXEC_DONE = 0x100,     /* packet finished */
+    M890_EXEC_MORE,             /* budget used up, call again */
+    M890_EXEC_WAIT,             /* WAIT condition false */
+    M890_EXEC_ASYNC,            /* pieces are on pool threads */
+} M890Status;
+
+/* True if @st is a queue error (its enum m890_qerr is @st itself). */
+static inline bool m890_st_is_qerr(M890Status st)
+{
+    return st > M890_ST_OK && st < M890_EXEC_DONE;
+}
+
 typedef struct M890TlbEntry {
     bool valid;
     uint16_t asid;
@@ -117,34 +156,8 @@ typedef struct M890Xlate {
     uint64_t len;               /* bytes from va to the end of the page */
 } M890Xlate;
 
-/* One contiguous piece of a worker job: host pointers on both sides. */
-typedef struct M890JobSeg {
-    void *src, *dst;
-    uint64_t len;
-    void *src_map, *dst_map;    /* address_space_map() results or NULL */
-    uint64_t src_map_len, dst_map_len;
-} M890JobSeg;
-
-typedef enum M890JobState {
-    M890_JOB_FREE,              /* BQL side may build a job */
-    M890_JOB_QUEUED,            /* built, waiting for the worker */
-    M890_JOB_RUNNING,           /* the worker copies */
-    M890_JOB_DONE,              /* copied, completion BH pending */
-} M890JobState;
-
-/*
- * The copy worker's job (m890_worker.c).  state is protected by
- * worker_lock; the rest is written under the BQL while state is FREE and
- * read by the worker only while RUNNING.
- */
-typedef struct M890Job {
-    M890JobState state;
-    uint32_t qid;
-    unsigned int nseg;
-    uint64_t bytes;
-    uint64_t cls_bytes[M890_CLS_N];     /* bytes per memory class */
-    M890JobSeg seg[M890_ASYNC_SEGS];
-} M890Job;
+/* A piece of a COPY on a pool thread (m890_worker.c). */
+typedef struct M890Piece M890Piece;
 
 /*
  * Per-packet state of the spec 1.1 row packets (m890_rows.c), reset when
@@ -230,7 +243,13 @@ typedef struct M890Queue {
     bool t_peer_read;           /* paid its peer read round trip */
     uint32_t t_engine;          /* its DM */
     uint64_t t_trips;           /* switch round trips waited for */
-    bool busy;                  /* a piece of pkt is with the copy worker */
+    /* pieces of pkt on pool threads (m890_worker.c), under the BQL */
+    QTAILQ_HEAD(, M890Piece) pieces;    /* in flight, oldest first */
+    unsigned int npieces;
+    uint64_t piece_bytes;       /* bytes of pkt in pieces, after progress */
+    bool piece_wait;            /* pkt can go on only once a piece retires */
+    M890Status piece_err;       /* qerr to raise once its pieces retired */
+    unsigned int orphans;       /* pieces of abandoned work still running */
     /*
      * Index (and REDUCE weight) list entries of row snap_row, read once
      * when the row starts and used for all its pieces, even across runs:
@@ -299,14 +318,12 @@ struct M890State {
 
     M890Queue queues[M890_MAX_QUEUES];
 
-    /* copy worker, see m890_worker.c */
-    QemuThread worker;
-    QemuMutex worker_lock;      /* job.state, worker_stop */
-    QemuCond worker_wake;       /* a job was queued, or stop */
-    QemuCond worker_idle;       /* the job left RUNNING */
-    bool worker_stop;
-    QEMUBH *job_bh;             /* completion, under the BQL */
-    M890Job job;
+    /* pieces on pool threads, see m890_worker.c (BQL) */
+    QEMUBH *job_bh;             /* retires finished pieces */
+    unsigned int max_pieces;    /* in flight per card: the host's cores */
+    unsigned int npieces;       /* in flight, of every queue */
+    unsigned int orphans;       /* abandoned, still on a pool thread */
+    QTAILQ_HEAD(, M890Piece) orphan_list;
 };
 
 /* m890.c */
@@ -351,42 +368,67 @@ void m890_queue_reset(M890State *s, M890Queue *q);
 void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val);
 uint32_t m890_queue_status(M890State *s, M890Queue *q);
 void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail);
-void m890_queue_error(M890State *s, M890Queue *q, uint32_t err);
+void m890_queue_error(M890State *s, M890Queue *q, M890Status err);
 void m890_process_bh(void *opaque);
 void m890_wait_timer_cb(void *opaque);
 
 /* m890_mmu.c */
-int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
-                       M890Xlate *x);
+M890Status m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va,
+                              bool write, M890Xlate *x);
 void m890_mmu_fault(M890State *s, M890Queue *q, uint64_t va, bool write,
                     uint32_t reason);
 void m890_mmu_invalidate(M890State *s, bool all, uint16_t asid);
 
 /* m890_packets.c */
-enum {
-    M890_EXEC_DONE = -1,        /* packet finished */
-    M890_EXEC_MORE = -2,        /* budget used up, call again */
-    M890_EXEC_WAIT = -3,        /* WAIT condition false */
-    M890_EXEC_ASYNC = -4,       /* a piece went to the copy worker */
-};
 typedef struct M890Budget {
     uint32_t packets;
     uint64_t bytes;
+    uint64_t elems;             /* arithmetic elements, M890_BH_MAX_ELEMS */
     bool wait_changed;          /* a WAIT parked or completed in this run */
 } M890Budget;
-/* Returns M890_EXEC_* or a positive enum m890_qerr. */
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b);
 
 /* m890_gemm.c: frees the queues' GEMM state */
 void m890_gemm_fini(M890State *s);
 
-/* m890_worker.c */
+/* True while neither the run's bytes nor its arithmetic are used up. */
+static inline bool m890_budget_left(const M890Budget *b)
+{
+    return b->bytes && b->elems;
+}
+
+/*
+ * Charge a step of @bytes moved (at least M890_STEP_CHARGE) and @elems
+ * elements computed to the run's budget @b.
+ */
+static inline void m890_budget_charge(M890Budget *b, uint64_t bytes,
+                                      uint64_t elems)
+{
+    b->bytes -= MIN(b->bytes, MAX(bytes, M890_STEP_CHARGE));
+    b->elems -= MIN(b->elems, elems);
+}
+/* Returns an M890_EXEC_* outcome or a queue error. */
+M890Status m890_execute(M890State *s, M890Queue *q, M890Budget *b);
+
+/*
+ * m890_worker.c: pieces of long COPYs on QEMU's thread pool.  Packet code
+ * asks m890_async_slot() whether @q may start another piece, builds one
+ * with m890_piece_new() and m890_piece_add() (false: that segment is not
+ * memory a thread may copy; the piece is unchanged), then submits it
+ * with m890_piece_submit() or drops it with m890_piece_free().  Finished
+ * pieces are retired in order: q->progress grows, q->piece_wait clears
+ * and the bottom half runs.  Resets orphan what is in flight
+ * (m890_async_cancel()); m890_async_quiet() is false until the orphans
+ * are done.
+ */
 void m890_async_init(M890State *s);
 void m890_async_fini(M890State *s);
-bool m890_async_idle(M890State *s);
-void m890_async_submit(M890State *s, M890Queue *q);
+bool m890_async_slot(M890State *s, M890Queue *q);
+M890Piece *m890_piece_new(M890State *s, M890Queue *q);
+uint64_t m890_piece_bytes(const M890Piece *p);
+void m890_piece_submit(M890State *s, M890Queue *q, M890Piece *p);
+void m890_piece_free(M890Piece *p);
 void m890_async_cancel(M890State *s, M890Queue *q);
-void m890_job_unmap(M890State *s, bool written);
+bool m890_async_quiet(M890State *s);
 
 /* m890_switch.c */
 int m890_switch_attach(M890State *s, Error **errp);

@@ -549,12 +549,11 @@ static int m890_gemm_piece(M890State *s, M890Queue *q, const M890GemmShape *sh,
     }
     macs = (uint64_t)live * nwr * sh->k;
     m890_clock_compute(s, q, macs, sh->hfs_per_mac);
-    b->bytes -= MIN(b->bytes, MAX(macs * M890_GEMM_BUDGET_PER_MAC,
-                                  M890_STEP_CHARGE));
+    m890_budget_charge(b, macs * M890_GEMM_BUDGET_PER_MAC, macs);
     return 0;
 }
 
-int m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
+M890Status m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
 {
     M890GemmState *gs = &q->gemm;
     M890GemmShape sh = { 0 };
@@ -585,7 +584,7 @@ int m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
     }
     m890_gemm_fpst(&st);
     while (gs->g < sh.groups) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         if (!gs->group_valid) {

@@ -117,8 +117,8 @@ static uint32_t m890_walk(M890State *s, uint16_t asid, uint64_t va,
     return 0;
 }
 
-int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
-                       M890Xlate *x)
+M890Status m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va,
+                              bool write, M890Xlate *x)
 {
     uint16_t asid = q->asid & M890_FAULT_ASID_MASK;
     uint64_t vpn = va >> M890_PAGE_SHIFT, pte, page_mask;
@@ -129,7 +129,7 @@ int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
     if (va >= M890_VA_LIMIT || q->asid > M890_FAULT_ASID_MASK) {
         m890_mmu_fault(s, q, va, write, va >= M890_VA_LIMIT ?
                        M890_FAULT_NOT_PRESENT : M890_FAULT_CTX_INVALID);
-        return M890_QERR_MMU_FAULT;
+        return M890_ST_MMU_FAULT;
     }
     if (t->valid && t->asid == asid && t->vpn == vpn) {
         pte = t->pte;
@@ -138,7 +138,7 @@ int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
         reason = m890_walk(s, asid, va, &pte, &shift);
         if (reason) {
             m890_mmu_fault(s, q, va, write, reason);
-            return M890_QERR_MMU_FAULT;
+            return M890_ST_MMU_FAULT;
         }
         t->valid = true;
         t->asid = asid;
@@ -148,7 +148,7 @@ int m890_mmu_translate(M890State *s, M890Queue *q, uint64_t va, bool write,
     }
     if (write && !(pte & M890_PTE_WRITE)) {
         m890_mmu_fault(s, q, va, write, M890_FAULT_WRITE_PROTECT);
-        return M890_QERR_MMU_FAULT;
+        return M890_ST_MMU_FAULT;
     }
     page_mask = (1ull << shift) - 1;
     x->target = (pte & M890_PTE_TARGET_MASK) >> M890_PTE_TARGET_SHIFT;

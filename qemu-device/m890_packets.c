@@ -23,23 +23,23 @@
  * m890_rows.c; the helpers both files use are declared in m890_exec.h.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
-#include <math.h>
 
 #include "m890.h"
 #include "m890_exec.h"
 #include "trace.h"
 
 
-int m890_bad_field(M890Queue *q, const char *what)
+M890Status m890_bad_field(M890Queue *q, const char *what)
 {
     trace_m890_err_field(q->index, what);
     qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad packet field: %s\n",
                   q->index, what);
-    return M890_QERR_BAD_FIELD;
+    return M890_ST_BAD_FIELD;
 }
 
 /* True if [va, va + len) lies inside the VA space. */
@@ -48,25 +48,14 @@ bool m890_range_ok(uint64_t va, uint64_t len)
     return va <= M890_VA_LIMIT && len <= M890_VA_LIMIT - va;
 }
 
-bool m890_zero(const __u64 *v, unsigned int n)
-{
-    unsigned int i;
-
-    for (i = 0; i < n; i++) {
-        if (v[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Translate the start of [va, va + max) into one directly usable piece. */
-int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
+M890Status m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
                     bool write, M890Seg *g)
 {
     M890Xlate x;
     unsigned int egress;
-    int ret, r;
+    M890Status ret;
+    int r;
 
     ret = m890_mmu_translate(s, q, va, write, &x);
     if (ret) {
@@ -83,7 +72,7 @@ int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
     case M890_PTE_TARGET_HBM:
         if (x.addr >= s->hbm_size || g->len > s->hbm_size - x.addr) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
-            return M890_QERR_MMU_FAULT;
+            return M890_ST_MMU_FAULT;
         }
         g->ptr = s->hbm + x.addr;
         g->cls = M890_CLS_HBM;
@@ -91,18 +80,18 @@ int m890_seg(M890State *s, M890Queue *q, uint64_t va, uint64_t max,
     default:
         if (!s->attached) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
-            return M890_QERR_FABRIC;
+            return M890_ST_FABRIC;
         }
         r = icn_switch_peer_ptr(s->sw->core, s->port, x.peer, x.addr,
                                 g->len, &g->ptr, &egress);
         if (r == -ERANGE) {
             m890_mmu_fault(s, q, va, write, M890_FAULT_OUT_OF_RANGE);
-            return M890_QERR_MMU_FAULT;
+            return M890_ST_MMU_FAULT;
         }
         if (r) {
             trace_m890_err_fabric(q->index, x.peer, r);
             m890_mmu_fault(s, q, va, write, M890_FAULT_FABRIC);
-            return M890_QERR_FABRIC;
+            return M890_ST_FABRIC;
         }
         g->peer = egress;
         g->cls = M890_CLS_PEER;
@@ -128,13 +117,13 @@ void m890_seg_done(M890State *s, M890Queue *q, const M890Seg *g,
     }
 }
 
-/* Move @len bytes between @buf and VA @va.  Returns 0 or a qerr. */
-int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
+/* Move @len bytes between @buf and VA @va.  Returns M890_ST_OK or a qerr. */
+M890Status m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
                    uint64_t len, bool write)
 {
     uint8_t *p = buf;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     while (len) {
         ret = m890_seg(s, q, va, len, write, &g);
@@ -152,7 +141,7 @@ int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
                               DMA_DIRECTION_TO_DEVICE,
                               MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, g.len, write);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, g.len, write);
         va += g.len;
@@ -168,11 +157,11 @@ int m890_rw(M890State *s, M890Queue *q, uint64_t va, void *buf,
  * pointer into this card's or a peer's HBM, or NULL in host memory, as
  * m890_kick_sem() compares it.
  */
-static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
-                       uint64_t *val, bool write, const void **sem)
+static M890Status m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
+                              uint64_t *val, bool write, const void **sem)
 {
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     ret = m890_seg(s, q, va, 8, write, &g);
     if (ret) {
@@ -190,7 +179,7 @@ static int m890_sem_rw(M890State *s, M890Queue *q, uint64_t va,
                           DMA_DIRECTION_TO_DEVICE,
                           MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         trace_m890_err_dma(q->index, g.dma, 8, write);
-        return M890_QERR_DMA;
+        return M890_ST_DMA;
     }
     m890_seg_done(s, q, &g, 8, write);
     *sem = g.ptr;
@@ -227,13 +216,13 @@ static uint64_t m890_sem_add_ptr(uint8_t *p, uint64_t v)
  * CAPS.ATOMICS, so is an ADD, executed by the card that owns the memory;
  * without ATOMICS an ADD on a peer reads (one round trip) and writes.
  */
-static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
-                       uint64_t value)
+static M890Status m890_sem_op(M890State *s, M890Queue *q, uint64_t va,
+                              uint32_t op, uint64_t value)
 {
     bool posted = m890_caps(s) & M890_HWCAP_ATOMICS;
     uint64_t cur = 0;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     ret = m890_seg(s, q, va, 8, true, &g);
     if (ret) {
@@ -247,7 +236,7 @@ static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
         } else if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, value,
                                   MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, true);
     } else if (g.ptr) {
@@ -265,14 +254,14 @@ static int m890_sem_op(M890State *s, M890Queue *q, uint64_t va, uint32_t op,
         if (ldq_le_pci_dma(PCI_DEVICE(s), g.dma, &cur,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, false);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, false);
         cur += value;
         if (stq_le_pci_dma(PCI_DEVICE(s), g.dma, cur,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, 8, true);
     }
@@ -295,16 +284,17 @@ static bool m890_sem_va_ok(uint64_t va)
 
 /*
  * Copy forward up to @len bytes from @src to @dst, stopping when the byte
- * budget runs out; *@done receives the bytes copied.  Returns 0 or a qerr.
+ * budget runs out; *@done receives the bytes copied.  Returns M890_ST_OK
+ * or a qerr.
  */
-int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
+M890Status m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
                          uint64_t dst, uint64_t len, M890Budget *b,
                          uint64_t *done)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     M890Seg sg, dg;
     uint64_t n;
-    int ret;
+    M890Status ret;
 
     *done = 0;
     while (*done < len && b->bytes) {
@@ -323,141 +313,117 @@ int m890_copy_fwd(M890State *s, M890Queue *q, uint64_t src,
         } else if (sg.ptr) {
             if (pci_dma_write(pdev, dg.dma, sg.ptr, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, dg.dma, n, true);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         } else if (dg.ptr) {
             if (pci_dma_read(pdev, sg.dma, dg.ptr, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, sg.dma, n, false);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         } else {
             n = MIN(n, M890_BOUNCE_SIZE);
             if (pci_dma_read(pdev, sg.dma, s->bounce, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, sg.dma, n, false);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
             if (pci_dma_write(pdev, dg.dma, s->bounce, n) != MEMTX_OK) {
                 trace_m890_err_dma(q->index, dg.dma, n, true);
-                return M890_QERR_DMA;
+                return M890_ST_DMA;
             }
         }
         m890_seg_done(s, q, &sg, n, false);
         m890_seg_done(s, q, &dg, n, true);
         *done += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+        m890_budget_charge(b, n, 0);
     }
     return 0;
 }
 
 /*
- * Host pointer for @n bytes at segment @g, mapping host memory; NULL if
- * the segment is not RAM the device can access directly (MMIO, nothing,
- * a bounce buffer would be needed).  *@n may shrink to what was mapped.
+ * Fill the new piece @p with up to @len bytes from VA @src to VA @dst,
+ * translating and checking every page first.  Stops early at a segment a
+ * pool thread may not copy.  Returns M890_ST_OK or a qerr (a fault of a page of
+ * the piece: the piece is then dropped, none of it was written).
  */
-static void *m890_seg_map(M890State *s, const M890Seg *g, uint64_t *n,
-                          bool write, void **map, uint64_t *map_len)
+static M890Status m890_piece_fill(M890State *s, M890Queue *q, M890Piece *p,
+                                  uint64_t src, uint64_t dst, uint64_t len,
+                                  M890Budget *b)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
-    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
-    hwaddr xlat, l = *n, plen;
-    MemoryRegion *mr;
-    void *p;
+    uint64_t off = 0, n;
+    M890Seg sg, dg;
+    M890Status ret;
 
-    *map = NULL;
-    if (g->ptr) {
-        return g->ptr;
-    }
-    WITH_RCU_READ_LOCK_GUARD() {
-        mr = address_space_translate(as, g->dma, &xlat, &l, write, attrs);
-        if (!memory_access_is_direct(mr, write, attrs)) {
-            return NULL;
+    while (off < len && b->bytes) {
+        n = MIN(len - off, b->bytes);
+        ret = m890_seg(s, q, src + off, n, false, &sg);
+        if (!ret) {
+            ret = m890_seg(s, q, dst + off, n, true, &dg);
         }
+        if (ret) {
+            return ret;
+        }
+        if (!m890_piece_add(s, p, &sg, &dg, &n)) {
+            break;
+        }
+        off += n;
+        m890_budget_charge(b, n, 0);
     }
-    plen = MIN(l, *n);
-    p = address_space_map(as, g->dma, &plen, write, attrs);
-    if (!p) {
-        return NULL;
-    }
-    *map = p;
-    *map_len = plen;
-    *n = MIN(*n, plen);
-    return p;
+    return 0;
 }
 
 /*
- * Hand up to M890_ASYNC_PIECE bytes of a forward copy to the copy worker
- * (m890_worker.c).  Returns M890_EXEC_ASYNC when a piece was queued, 0
- * when the next bytes must be copied inline, or a qerr (a fault of any
- * page of the piece; nothing of the piece is then written).
+ * Hand the forward copy of @len bytes from VA @src to VA @dst to pool
+ * threads (m890_worker.c), piece by piece, as far as slots and the run's
+ * budget allow; @serial (overlapping ranges): one piece at a time.
+ * Returns M890_EXEC_ASYNC when pieces are in flight, 0 when the next
+ * bytes must be copied in the bottom half (nothing in flight), or a qerr.
  */
-static int m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
-                           uint64_t dst, uint64_t len, M890Budget *b)
+static M890Status m890_copy_async(M890State *s, M890Queue *q, uint64_t src,
+                                  uint64_t dst, uint64_t len, bool serial,
+                                  M890Budget *b)
 {
-    M890Job *j = &s->job;
-    M890JobSeg *js;
-    M890Seg sg, dg;
-    uint64_t n;
-    int ret;
+    uint64_t off = 0;
+    M890Piece *p;
+    M890Status ret = M890_ST_OK;
 
-    if (len < M890_ASYNC_MIN || !m890_async_idle(s)) {
-        return 0;
+    while (off < len && b->bytes && m890_async_slot(s, q) &&
+           !(serial && q->npieces)) {
+        p = m890_piece_new(s, q);
+        ret = m890_piece_fill(s, q, p, src + off, dst + off,
+                              MIN(len - off, M890_ASYNC_PIECE), b);
+        if (ret || !m890_piece_bytes(p)) {
+            m890_piece_free(p);
+            break;
+        }
+        off += m890_piece_bytes(p);
+        m890_piece_submit(s, q, p);
     }
-    while (j->bytes < len && b->bytes && j->nseg < M890_ASYNC_SEGS &&
-           j->bytes < M890_ASYNC_PIECE) {
-        n = MIN(MIN(len - j->bytes, b->bytes), M890_ASYNC_PIECE - j->bytes);
-        ret = m890_seg(s, q, src + j->bytes, n, false, &sg);
-        if (!ret) {
-            ret = m890_seg(s, q, dst + j->bytes, n, true, &dg);
-        }
-        if (ret) {
-            m890_job_unmap(s, false);
-            return ret;
-        }
-        if (sg.peer >= 0 || dg.peer >= 0) {
-            break;                      /* the fabric stays inline */
-        }
-        n = MIN(sg.len, dg.len);
-        js = &j->seg[j->nseg];
-        js->dst_map = NULL;
-        js->src = m890_seg_map(s, &sg, &n, false, &js->src_map,
-                               &js->src_map_len);
-        if (js->src) {
-            js->dst = m890_seg_map(s, &dg, &n, true, &js->dst_map,
-                                   &js->dst_map_len);
-        }
-        if (!js->src || !js->dst) {
-            if (js->src_map) {
-                address_space_unmap(pci_get_address_space(PCI_DEVICE(s)),
-                                    js->src_map, js->src_map_len, false, 0);
-            }
-            break;                      /* not plain RAM: inline */
-        }
-        js->len = n;
-        j->nseg++;
-        j->bytes += n;
-        j->cls_bytes[sg.cls] += n;
-        j->cls_bytes[dg.cls] += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+    if (!q->npieces) {
+        return ret;
     }
-    if (!j->nseg) {
-        return 0;
+    if (ret) {
+        /* raised once the pieces before the fault are retired */
+        q->piece_err = ret;
     }
-    m890_async_submit(s, q);
+    /* only a run out of budget goes on before a piece retires */
+    q->piece_wait = ret || b->bytes || off == len || serial ||
+                    !m890_async_slot(s, q);
     return M890_EXEC_ASYNC;
 }
 
 /* COPY's data: forward, or backwards through the buffer on overlap. */
-static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t size = le64_to_cpu(p->size), done, chunk, off;
-    int ret;
+    uint64_t size = le64_to_cpu(p->size), done, chunk, off, pos;
+    bool overlap = src < dst + size && dst < src + size;
+    M890Status ret;
 
     if (dst > src && dst < src + size) {
         /* overlapping, destination above: copy backwards via the buffer */
         while (q->progress < size) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             chunk = MIN(MIN(size - q->progress, M890_BOUNCE_SIZE), b->bytes);
@@ -470,14 +436,24 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
                 return ret;
             }
             q->progress += chunk;
-            b->bytes -= MIN(b->bytes, MAX(chunk, M890_STEP_CHARGE));
+            m890_budget_charge(b, chunk, 0);
         }
         return M890_EXEC_DONE;
     }
-    ret = m890_copy_async(s, q, src + q->progress, dst + q->progress,
-                          size - q->progress, b);
-    if (ret) {
-        return ret;
+    if (q->piece_err && !q->npieces) {
+        return q->piece_err;
+    }
+    pos = q->progress + q->piece_bytes;
+    if (size - q->progress >= M890_ASYNC_MIN && pos < size) {
+        ret = m890_copy_async(s, q, src + pos, dst + pos, size - pos,
+                              overlap, b);
+        if (ret) {
+            return ret;
+        }
+    }
+    if (q->npieces) {
+        q->piece_wait = true;
+        return M890_EXEC_ASYNC;
     }
     ret = m890_copy_fwd(s, q, src + q->progress, dst + q->progress,
                         size - q->progress, b, &done);
@@ -493,15 +469,15 @@ static int m890_copy_data(M890State *s, M890Queue *q, M890Budget *b)
  * write is done, sig_value is added to the semaphore at sig_addr in the
  * same phase, as a SIGNAL ADD (posted on a peer), so it follows the data.
  */
-static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy *p = &q->pkt.copy;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
     uint64_t size = le64_to_cpu(p->size);
     uint64_t sig = le64_to_cpu(p->sig_addr);
-    int ret;
+    M890Status ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy reserved");
     }
     if (size > M890_MAX_COPY) {
@@ -509,7 +485,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     }
     if (sig && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
         trace_m890_err_unsupported(q->index, "copy sig_addr");
-        return M890_QERR_UNSUPPORTED;
+        return M890_ST_UNSUPPORTED;
     }
     if (sig && !m890_sem_va_ok(sig)) {
         return m890_bad_field(q, "copy sig_addr");
@@ -536,7 +512,7 @@ static int m890_exec_copy(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_copy_2d *p = &q->pkt.copy_2d;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
@@ -544,9 +520,9 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
     uint64_t dpitch = le64_to_cpu(p->dst_pitch);
     uint32_t width = le32_to_cpu(p->width), height = le32_to_cpu(p->height);
     uint64_t total, row, col, done, sext, dext;
-    int ret;
+    M890Status ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "copy_2d reserved");
     }
     if (spitch < width || dpitch < width) {
@@ -567,7 +543,7 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
         return m890_bad_field(q, "copy_2d range");
     }
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         row = q->progress / width;
@@ -582,15 +558,15 @@ static int m890_exec_copy_2d(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_fill *p = &q->pkt.fill;
     uint64_t dst = le64_to_cpu(p->dst), size = le64_to_cpu(p->size), n;
     uint32_t pattern = p->pattern;      /* already little-endian */
     unsigned int i;
-    int ret;
+    M890Status ret;
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "fill reserved");
     }
     if ((dst & 3) || (size & 3)) {
@@ -618,20 +594,20 @@ static int m890_exec_fill(M890State *s, M890Queue *q, M890Budget *b)
             return ret;
         }
         q->progress += n;
-        b->bytes -= MIN(b->bytes, MAX(n, M890_STEP_CHARGE));
+        m890_budget_charge(b, n, 0);
     }
     return M890_EXEC_DONE;
 }
 
 /*
- * Read @count __u64 of the list at @va into @out (CPU order): a SIGNAL's
+ * Read @count 64-bit words of the list at @va into @out (CPU order): a SIGNAL's
  * target or value list, read once when the packet starts.
  */
-static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
-                          uint32_t count, uint64_t *out)
+static M890Status m890_read_list(M890State *s, M890Queue *q, uint64_t va,
+                                 uint32_t count, uint64_t *out)
 {
     uint32_t i;
-    int ret;
+    M890Status ret;
 
     ret = m890_rw(s, q, va, out, (uint64_t)count * 8, false);
     if (ret) {
@@ -644,7 +620,7 @@ static int m890_read_list(M890State *s, M890Queue *q, uint64_t va,
 }
 
 /* Checks of SIGNAL's fields in the order of the spec's table (§7.5). */
-static int m890_signal_check(M890State *s, M890Queue *q)
+static M890Status m890_signal_check(M890State *s, M890Queue *q)
 {
     const struct m890_pkt_signal *p = &q->pkt.signal;
     uint64_t addr = le64_to_cpu(p->addr), targets = le64_to_cpu(p->targets);
@@ -665,7 +641,7 @@ static int m890_signal_check(M890State *s, M890Queue *q)
     }
     if (count > 1 && !(m890_caps(s) & M890_HWCAP_ATOMICS)) {
         trace_m890_err_unsupported(q->index, "signal count");
-        return M890_QERR_UNSUPPORTED;
+        return M890_ST_UNSUPPORTED;
     }
     if (count > M890_SIGNAL_MAX_TARGETS) {
         return m890_bad_field(q, "signal count");
@@ -704,7 +680,7 @@ static int m890_signal_check(M890State *s, M890Queue *q)
  * target is checked before the first operation.  At most 256 operations:
  * the packet completes in one step.
  */
-static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_signal *p = &q->pkt.signal;
     uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
@@ -713,7 +689,7 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     uint32_t op = le32_to_cpu(p->op), count = le32_to_cpu(p->count), i;
     uint64_t *tg = (uint64_t *)s->bounce;
     uint64_t *vl = tg + M890_SIGNAL_MAX_TARGETS;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(2 * M890_SIGNAL_MAX_TARGETS * 8 > M890_BOUNCE_SIZE);
     ret = m890_signal_check(s, q);
@@ -722,7 +698,7 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     }
     if (count <= 1) {
         ret = m890_sem_op(s, q, addr, op, value);
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         return ret ? ret : M890_EXEC_DONE;
     }
     if (targets) {
@@ -757,15 +733,15 @@ static int m890_exec_signal(M890State *s, M890Queue *q, M890Budget *b)
     return M890_EXEC_DONE;
 }
 
-static int m890_exec_wait(M890State *s, M890Queue *q)
+static M890Status m890_exec_wait(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_wait *p = &q->pkt.wait;
     uint64_t addr = le64_to_cpu(p->addr), value = le64_to_cpu(p->value);
     uint32_t cond = le32_to_cpu(p->cond);
     uint64_t cur;
-    int ret;
+    M890Status ret;
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "wait reserved");
     }
     if (cond > M890_WAIT_EQ) {
@@ -791,13 +767,13 @@ static int m890_exec_wait(M890State *s, M890Queue *q)
     return M890_EXEC_WAIT;
 }
 
-static int m890_exec_timestamp(M890State *s, M890Queue *q)
+static M890Status m890_exec_timestamp(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_timestamp *p = &q->pkt.timestamp;
     uint64_t addr = le64_to_cpu(p->addr), now;
-    int ret;
+    M890Status ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "timestamp reserved");
     }
     if (addr & 7) {
@@ -810,13 +786,13 @@ static int m890_exec_timestamp(M890State *s, M890Queue *q)
     return ret ? ret : M890_EXEC_DONE;
 }
 
-static int m890_exec_fence(M890State *s, M890Queue *q)
+static M890Status m890_exec_fence(M890State *s, M890Queue *q, M890Budget *b)
 {
     const struct m890_pkt_fence *p = &q->pkt.fence;
     uint32_t flags = le32_to_cpu(p->flags);
     uint64_t value = le64_to_cpu(p->value);
 
-    if (!m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (!buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "fence reserved");
     }
     if (flags & ~M890_FENCE_F_IRQ) {
@@ -830,7 +806,7 @@ static int m890_exec_fence(M890State *s, M890Queue *q)
         if (stq_le_pci_dma(PCI_DEVICE(s), q->fence_addr, value,
                            MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             trace_m890_err_dma(q->index, q->fence_addr, 8, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_clock_bytes(s, q, M890_CLS_HOST, 8);
     }
@@ -843,8 +819,8 @@ static int m890_exec_fence(M890State *s, M890Queue *q)
 }
 
 /* GATHER and SCATTER: progress counts bytes over count * row_bytes. */
-static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
-                            bool scatter)
+static M890Status m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
+                                   bool scatter)
 {
     const struct m890_pkt_gather *p = &q->pkt.gather;
     uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
@@ -852,9 +828,9 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     uint32_t row_bytes = le32_to_cpu(p->row_bytes);
     uint32_t count = le32_to_cpu(p->count), idx;
     uint64_t total, i, off, from, to, done, tab;
-    int ret;
+    M890Status ret;
 
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "gather reserved");
     }
     if (!row_bytes) {
@@ -873,7 +849,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     }
     tab = scatter ? dst : src;
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         i = q->progress / row_bytes;
@@ -889,7 +865,7 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
             q->snap_valid = true;
         }
         idx = q->snap_idx[0];
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         if (idx == M890_INDEX_NONE) {
             q->progress += row_bytes - off;
             continue;
@@ -913,309 +889,270 @@ static int m890_exec_gather(M890State *s, M890Queue *q, M890Budget *b,
     return M890_EXEC_DONE;
 }
 
-float m890_bf16_to_f32(uint16_t h)
+uint32_t m890_load_elem(const uint8_t *p, unsigned int esz)
 {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-
-    memcpy(&f, &u, 4);
-    return f;
+    return esz == 2 ? m890_bf16_to_f32(lduw_le_p(p)) : ldl_le_p(p);
 }
 
-uint16_t m890_f32_to_bf16(float f)
-{
-    uint32_t u;
-
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffff) > 0x7f800000) {
-        return 0x7fc0;                  /* spec 7.10: the default NaN */
-    }
-    u += 0x7fff + ((u >> 16) & 1);      /* round to nearest even */
-    return u >> 16;
-}
-
-float m890_load_elem(const uint8_t *p, unsigned int esz)
-{
-    if (esz == 2) {
-        return m890_bf16_to_f32(lduw_le_p(p));
-    } else {
-        uint32_t u = ldl_le_p(p);
-        float f;
-
-        memcpy(&f, &u, 4);
-        return f;
-    }
-}
-
-void m890_store_elem(uint8_t *p, unsigned int esz, float f)
+void m890_store_elem(uint8_t *p, unsigned int esz, uint32_t f)
 {
     if (esz == 2) {
         stw_le_p(p, m890_f32_to_bf16(f));
     } else {
-        uint32_t u;
-
-        memcpy(&u, &f, 4);
-        stl_le_p(p, u);
+        stl_le_p(p, f);
     }
 }
 
-/*
- * REDUCE: progress counts output elements over rows * hidden.  With
- * SRC_TABLE (spec 1.1) source row i lies in segment i / seg_rows of the
- * table at src (m890_table_row()); UNWEIGHTED sums the rows as they are.
- */
-static int m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+/* A checked REDUCE packet. */
+typedef struct M890Reduce {
+    uint64_t src, dst, idx, weight;
+    uint32_t rows, hidden, seg_rows;
+    unsigned int k, esz;
+    bool table;                 /* SRC_TABLE: src is a segment table */
+    bool unweighted;
+    uint64_t row_bytes;         /* hidden * esz */
+    uint64_t total;             /* output elements, rows * hidden */
+} M890Reduce;
+
+/* Decode and check a REDUCE packet (spec 7.10, 7.13). */
+static M890Status m890_reduce_decode(M890State *s, M890Queue *q,
+                                     M890Reduce *r)
 {
     const struct m890_pkt_reduce *p = &q->pkt.reduce;
-    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t idxva = le64_to_cpu(p->idx), wva = le64_to_cpu(p->weight);
-    uint32_t rows = le32_to_cpu(p->rows), hidden = le32_to_cpu(p->hidden);
-    uint32_t seg_rows = le32_to_cpu(p->seg_rows);
-    unsigned int flags = le16_to_cpu(p->flags), k = p->k, esz, j, c, ncol;
-    bool table = flags & M890_REDUCE_F_SRC_TABLE;
-    bool unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
-    float acc[M890_REDUCE_COLS], w;
-    uint64_t total, r, col, row_bytes, off, rowva;
-    bool skip;
-    int ret;
+    unsigned int flags = le16_to_cpu(p->flags);
 
+    r->src = le64_to_cpu(p->src);
+    r->dst = le64_to_cpu(p->dst);
+    r->idx = le64_to_cpu(p->idx);
+    r->weight = le64_to_cpu(p->weight);
+    r->rows = le32_to_cpu(p->rows);
+    r->hidden = le32_to_cpu(p->hidden);
+    r->seg_rows = le32_to_cpu(p->seg_rows);
+    r->k = p->k;
+    r->table = flags & M890_REDUCE_F_SRC_TABLE;
+    r->unweighted = flags & M890_REDUCE_F_UNWEIGHTED;
+    r->total = 0;
     if (p->rsvd1 || p->rsvd2 ||
-        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || seg_rows))) {
+        (!(m890_caps(s) & M890_HWCAP_ROWS) && (flags || r->seg_rows))) {
         return m890_bad_field(q, "reduce reserved");
     }
     if (p->dtype != M890_DTYPE_FP32 && p->dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "reduce dtype");
     }
-    if (k < 1 || k > M890_REDUCE_MAX_K) {
+    if (r->k < 1 || r->k > M890_REDUCE_MAX_K) {
         return m890_bad_field(q, "reduce k");
     }
     if (flags & ~(M890_REDUCE_F_SRC_TABLE | M890_REDUCE_F_UNWEIGHTED)) {
         return m890_bad_field(q, "reduce flags");
     }
-    if (table && (src & 7)) {
+    if (r->table && (r->src & 7)) {
         return m890_bad_field(q, "reduce table alignment");
     }
-    if ((idxva & 3) || (wva & 3)) {
+    if ((r->idx & 3) || (r->weight & 3)) {
         return m890_bad_field(q, "reduce alignment");
     }
-    if (unweighted && wva) {
+    if (r->unweighted && r->weight) {
         return m890_bad_field(q, "reduce weight with UNWEIGHTED");
     }
-    if (table ? seg_rows < 1 || seg_rows > M890_ROWS_MAX : seg_rows) {
+    if (r->table ? r->seg_rows < 1 || r->seg_rows > M890_ROWS_MAX :
+                   r->seg_rows) {
         return m890_bad_field(q, "reduce seg_rows");
     }
-    if (!rows || !hidden) {
-        return M890_EXEC_DONE;
+    if (!r->rows || !r->hidden) {
+        return M890_ST_OK;              /* nothing to do, nothing to check */
     }
-    esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
-    row_bytes = (uint64_t)hidden * esz;
-    total = (uint64_t)rows * hidden;
-    if (!m890_range_ok(idxva, (uint64_t)rows * k * 4) ||
-        (!unweighted && !m890_range_ok(wva, (uint64_t)rows * k * 4)) ||
-        (table && !m890_range_ok(src, M890_TABLE_MAX_SEGMENTS * 8)) ||
-        total > M890_MAX_COPY || !m890_range_ok(dst, total * esz)) {
+    r->esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
+    r->row_bytes = (uint64_t)r->hidden * r->esz;
+    r->total = (uint64_t)r->rows * r->hidden;
+    if (!m890_range_ok(r->idx, (uint64_t)r->rows * r->k * 4) ||
+        (!r->unweighted &&
+         !m890_range_ok(r->weight, (uint64_t)r->rows * r->k * 4)) ||
+        (r->table && !m890_range_ok(r->src, M890_TABLE_MAX_SEGMENTS * 8)) ||
+        r->total > M890_MAX_COPY || !m890_range_ok(r->dst, r->total * r->esz)) {
         return m890_bad_field(q, "reduce range");
     }
-    while (q->progress < total) {
-        if (!b->bytes) {
-            return M890_EXEC_MORE;
-        }
-        r = q->progress / hidden;
-        col = q->progress % hidden;
-        ncol = MIN(hidden - col, M890_REDUCE_COLS);
-        if (!q->snap_valid || q->snap_row != r) {
-            /* a row's indices and weights are read once for all pieces */
-            ret = m890_rw(s, q, idxva + r * k * 4, q->snap_idx, k * 4, false);
-            if (!ret && !unweighted) {
-                ret = m890_rw(s, q, wva + r * k * 4, q->snap_w, k * 4, false);
-            }
-            if (ret) {
-                return ret;
-            }
-            for (j = 0; j < k; j++) {
-                q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
-                q->snap_w[j] = unweighted ? 0x3f800000 :     /* 1.0f */
-                               le32_to_cpu(q->snap_w[j]);
-            }
-            q->snap_row = r;
-            q->snap_valid = true;
-        }
-        for (c = 0; c < ncol; c++) {
-            acc[c] = 0.0f;
-        }
-        for (j = 0; j < k; j++) {
-            uint32_t ix = q->snap_idx[j], wb = q->snap_w[j];
+    return M890_ST_OK;
+}
 
-            if (ix == M890_INDEX_NONE) {
-                continue;
-            }
-            if (table) {
-                ret = m890_table_row(s, q, 0, src, seg_rows, row_bytes, ix,
-                                     row_bytes, &rowva, &skip);
-                if (ret) {
-                    return ret;
-                }
-                if (skip) {
-                    continue;
-                }
-            } else {
-                if (__builtin_mul_overflow((uint64_t)ix, row_bytes, &off) ||
-                    !m890_range_ok(src, off) ||
-                    !m890_range_ok(src + off, row_bytes)) {
-                    return m890_bad_field(q, "reduce index out of VA space");
-                }
-                rowva = src + off;
-            }
+/*
+ * Read output row @row's k indices and weights once into q->snap_idx and
+ * q->snap_w (CPU order), for all its pieces, also in later runs.
+ */
+static M890Status m890_reduce_snap(M890State *s, M890Queue *q,
+                                   const M890Reduce *r, uint64_t row)
+{
+    unsigned int j;
+    M890Status ret;
+
+    if (q->snap_valid && q->snap_row == row) {
+        return M890_ST_OK;
+    }
+    ret = m890_rw(s, q, r->idx + row * r->k * 4, q->snap_idx, r->k * 4,
+                  false);
+    if (!ret && !r->unweighted) {
+        ret = m890_rw(s, q, r->weight + row * r->k * 4, q->snap_w, r->k * 4,
+                      false);
+    }
+    if (ret) {
+        return ret;
+    }
+    for (j = 0; j < r->k; j++) {
+        q->snap_idx[j] = le32_to_cpu(q->snap_idx[j]);
+        q->snap_w[j] = r->unweighted ? M890_F32_ONE :
+                       le32_to_cpu(q->snap_w[j]);
+    }
+    q->snap_row = row;
+    q->snap_valid = true;
+    return M890_ST_OK;
+}
+
+/* VA *@va of source row @ix; *@skip if its table segment is empty. */
+static M890Status m890_reduce_row_va(M890State *s, M890Queue *q,
+                                     const M890Reduce *r, uint32_t ix,
+                                     uint64_t *va, bool *skip)
+{
+    uint64_t off;
+
+    if (r->table) {
+        return m890_table_row(s, q, 0, r->src, r->seg_rows, r->row_bytes, ix,
+                              r->row_bytes, va, skip);
+    }
+    *skip = false;
+    if (__builtin_mul_overflow((uint64_t)ix, r->row_bytes, &off) ||
+        !m890_range_ok(r->src, off) ||
+        !m890_range_ok(r->src + off, r->row_bytes)) {
+        return m890_bad_field(q, "reduce index out of VA space");
+    }
+    *va = r->src + off;
+    return M890_ST_OK;
+}
+
+/* Output elements [col, col + ncol) of row @row (snapshot taken). */
+static M890Status m890_reduce_step(M890State *s, M890Queue *q,
+                                   const M890Reduce *r, uint64_t row,
+                                   uint64_t col, unsigned int ncol)
+{
+    uint32_t acc[M890_REDUCE_COLS], ix, wb, x;
+    unsigned int esz = r->esz, j, c;
+    uint64_t rowva;
+    bool skip;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_REDUCE_COLS * 4 > M890_BOUNCE_SIZE);
+    for (c = 0; c < ncol; c++) {
+        acc[c] = 0;                     /* +0.0 */
+    }
+    for (j = 0; j < r->k; j++) {
+        ix = q->snap_idx[j];
+        wb = q->snap_w[j];
+        if (ix == M890_INDEX_NONE) {
+            continue;
+        }
+        ret = m890_reduce_row_va(s, q, r, ix, &rowva, &skip);
+        if (!ret && !skip) {
             ret = m890_rw(s, q, rowva + col * esz, s->bounce, ncol * esz,
                           false);
-            if (ret) {
-                return ret;
-            }
-            if (unweighted) {
-                for (c = 0; c < ncol; c++) {
-                    acc[c] = acc[c] + m890_load_elem(s->bounce + c * esz, esz);
-                }
-                continue;
-            }
-            memcpy(&w, &wb, 4);
-            for (c = 0; c < ncol; c++) {
-                float x = m890_load_elem(s->bounce + c * esz, esz);
-                float prod = w * x;
+        }
+        if (ret) {
+            return ret;
+        }
+        for (c = 0; !skip && c < ncol; c++) {
+            x = m890_load_elem(s->bounce + c * esz, esz);
+            /* 1.0 * x is exact: UNWEIGHTED adds the rows as they are */
+            acc[c] = m890_f32_add(acc[c], r->unweighted ? x :
+                                  m890_f32_mul(wb, x));
+        }
+    }
+    for (c = 0; c < ncol; c++) {
+        m890_store_elem(s->bounce + c * esz, esz, acc[c]);
+    }
+    return m890_rw(s, q, r->dst + (row * r->hidden + col) * esz, s->bounce,
+                   ncol * esz, true);
+}
 
-                acc[c] = acc[c] + prod;
-            }
+/*
+ * REDUCE: progress counts output elements over rows * hidden, at most
+ * M890_REDUCE_COLS of a row per step.  With SRC_TABLE (spec 1.1) source
+ * row i lies in segment i / seg_rows of the table at src
+ * (m890_table_row()); UNWEIGHTED sums the rows as they are.
+ */
+static M890Status m890_exec_reduce(M890State *s, M890Queue *q, M890Budget *b)
+{
+    M890Reduce r;
+    uint64_t row, col;
+    unsigned int ncol;
+    M890Status ret;
+
+    ret = m890_reduce_decode(s, q, &r);
+    if (ret) {
+        return ret;
+    }
+    while (q->progress < r.total) {
+        if (!m890_budget_left(b)) {
+            return M890_EXEC_MORE;
         }
-        for (c = 0; c < ncol; c++) {
-            m890_store_elem(s->bounce + c * esz, esz, acc[c]);
+        row = q->progress / r.hidden;
+        col = q->progress % r.hidden;
+        ncol = MIN(r.hidden - col, M890_REDUCE_COLS);
+        ret = m890_reduce_snap(s, q, &r, row);
+        if (!ret) {
+            ret = m890_reduce_step(s, q, &r, row, col, ncol);
         }
-        ret = m890_rw(s, q, dst + (r * hidden + col) * esz, s->bounce,
-                      ncol * esz, true);
         if (ret) {
             return ret;
         }
         q->progress += ncol;
-        b->bytes -= MIN(b->bytes, MAX((uint64_t)(k + 1) * ncol * esz,
-                                      M890_STEP_CHARGE));
+        m890_budget_charge(b, (uint64_t)(r.k + 1) * ncol * r.esz,
+                           (uint64_t)r.k * ncol);
     }
     return M890_EXEC_DONE;
-}
-
-/*
- * OCP MX v1.0 element codecs.  A format has @mbits mantissa bits, exponent
- * @bias and @maxcode, the code of the largest normal magnitude (saturation
- * target).  Rounding is to nearest, ties to even (nearbyint in the default
- * rounding mode).
- */
-const M890MxFmt m890_fp4 = { 1, 1, 2, 0x7, 0x8 };
-const M890MxFmt m890_fp8 = { 3, 7, 8, 0x7e, 0x80 };
-
-static unsigned int m890_mx_encode(const M890MxFmt *f, double v)
-{
-    unsigned int sign = signbit(v) ? f->signbit : 0, code;
-    double a = fabs(v), q;
-    int e, emin = 1 - f->bias;
-
-    if (isnan(v)) {
-        return 0;       /* spec 7.11: non-finite blocks hold code 0 */
-    }
-    if (a == 0) {
-        return sign;
-    }
-    frexp(a, &e);
-    e -= 1;                             /* a = 1.m * 2^e */
-    if (e > f->emax) {
-        return sign | f->maxcode;
-    }
-    if (e < emin) {
-        e = emin;                       /* subnormal spacing */
-        q = nearbyint(ldexp(a, f->mbits - e));
-        code = (unsigned int)q;
-    } else {
-        q = nearbyint(ldexp(a, f->mbits - e));
-        code = (unsigned int)((e + f->bias) << f->mbits) +
-               (unsigned int)q - (1u << f->mbits);
-    }
-    return sign | MIN(code, f->maxcode);
-}
-
-static double m890_mx_decode(const M890MxFmt *f, unsigned int code)
-{
-    unsigned int mag = code & (f->signbit - 1);
-    int exp = mag >> f->mbits, man = mag & ((1 << f->mbits) - 1);
-    double v;
-
-    if (f == &m890_fp8 && mag == 0x7f) {
-        return NAN;
-    }
-    if (exp == 0) {
-        v = ldexp(man, 1 - f->bias - f->mbits);
-    } else {
-        v = ldexp(man + (1 << f->mbits), exp - f->bias - f->mbits);
-    }
-    return (code & f->signbit) ? -v : v;
 }
 
 void m890_mx_quant(const M890MxFmt *f, const uint8_t *el, unsigned int esz,
                    unsigned int nblk, uint8_t *mx, uint8_t *sc)
 {
-    unsigned int i, j;
+    uint32_t v[M890_MX_BLOCK];
+    uint8_t code[M890_MX_BLOCK];
+    unsigned int i, j, e0;
 
     memset(mx, 0, f == &m890_fp4 ? nblk * M890_MX_BLOCK / 2 :
                                    nblk * M890_MX_BLOCK);
     for (i = 0; i < nblk; i++) {
-        float amax = 0;
-        bool bad = false;
-        int x, e;
-
         for (j = 0; j < M890_MX_BLOCK; j++) {
-            float v = m890_load_elem(el + (i * 32 + j) * esz, esz);
-
-            if (!isfinite(v)) {
-                bad = true;
-            } else if (fabsf(v) > amax) {
-                amax = fabsf(v);
-            }
+            v[j] = m890_load_elem(el + (i * M890_MX_BLOCK + j) * esz, esz);
         }
-        if (bad) {
-            x = 128;                    /* scale NaN */
-        } else if (amax == 0) {
-            x = -127;
-        } else {
-            frexpf(amax, &e);
-            x = MAX(MIN(e - 1 - f->emax, 127), -127);
-        }
-        sc[i] = x + 127;
+        sc[i] = m890_mx_quant_block(f, v, code);
         for (j = 0; j < M890_MX_BLOCK; j++) {
-            unsigned int e0 = i * 32 + j;
-            double v = m890_load_elem(el + e0 * esz, esz);
-            /* spec 7.11: a NaN-scale block holds code 0 */
-            unsigned int code = bad ? 0 : m890_mx_encode(f, ldexp(v, -x));
-
+            e0 = i * M890_MX_BLOCK + j;
             if (f == &m890_fp4) {
-                mx[e0 / 2] |= code << ((e0 & 1) * 4);
+                mx[e0 / 2] |= code[j] << ((e0 & 1) * 4);
             } else {
-                mx[e0] = code;
+                mx[e0] = code[j];
             }
         }
     }
 }
 
-/* MX_QUANT and MX_DEQUANT: progress counts elements. */
-static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
-                        bool quant)
+/* A checked MX_QUANT or MX_DEQUANT packet. */
+typedef struct M890Mx {
+    const M890MxFmt *f;
+    unsigned int esz;           /* bytes of an FP32 or BF16 element */
+    uint64_t src, dst, scale, count;
+} M890Mx;
+
+/* Bytes of @n elements of format @f packed (MXFP4: two to a byte). */
+static uint64_t m890_mx_bytes(const M890MxFmt *f, uint64_t n)
+{
+    return f == &m890_fp4 ? n / 2 : n;
+}
+
+/* Decode and check an MX packet of direction @quant (spec 7.11). */
+static M890Status m890_mx_decode(M890Queue *q, bool quant, M890Mx *m)
 {
     const struct m890_pkt_mx *p = &q->pkt.mx;
-    uint64_t src = le64_to_cpu(p->src), dst = le64_to_cpu(p->dst);
-    uint64_t scale = le64_to_cpu(p->scale), count = le64_to_cpu(p->count);
-    const M890MxFmt *f;
-    unsigned int esz, n, i, nblk;
-    uint64_t mxbytes, mxoff, mxlen;
-    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
-    uint8_t *el = s->bounce;    /* M890_MX_STEP * 4 bytes fit */
-    int ret;
+    uint64_t elbytes, mxbytes;
 
-    QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
-    if (p->rsvd0 || !m890_zero(p->rsvd, ARRAY_SIZE(p->rsvd))) {
+    if (p->rsvd0 || !buffer_is_zero(p->rsvd, sizeof(p->rsvd))) {
         return m890_bad_field(q, "mx reserved");
     }
     if (p->mx_dtype != M890_DTYPE_MXFP4 && p->mx_dtype != M890_DTYPE_MXFP8) {
@@ -1224,155 +1161,193 @@ static int m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
     if (p->src_dtype != M890_DTYPE_FP32 && p->src_dtype != M890_DTYPE_BF16) {
         return m890_bad_field(q, "mx src_dtype");
     }
-    if (count % M890_MX_BLOCK || count > M890_MAX_COPY) {
+    m->src = le64_to_cpu(p->src);
+    m->dst = le64_to_cpu(p->dst);
+    m->scale = le64_to_cpu(p->scale);
+    m->count = le64_to_cpu(p->count);
+    if (m->count % M890_MX_BLOCK || m->count > M890_MAX_COPY) {
         return m890_bad_field(q, "mx count");
     }
-    if (!count) {
-        return M890_EXEC_DONE;
+    if (!m->count) {
+        return 0;                       /* no access: nothing to check */
     }
-    f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
-    esz = p->src_dtype == M890_DTYPE_FP32 ? 4 : 2;
-    mxbytes = f == &m890_fp4 ? count / 2 : count;
-    if (!m890_range_ok(quant ? src : dst, count * esz) ||
-        !m890_range_ok(quant ? dst : src, mxbytes) ||
-        !m890_range_ok(scale, count / M890_MX_BLOCK)) {
+    m->f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
+    m->esz = p->src_dtype == M890_DTYPE_FP32 ? 4 : 2;
+    elbytes = m->count * m->esz;
+    mxbytes = m890_mx_bytes(m->f, m->count);
+    if (!m890_range_ok(quant ? m->src : m->dst, elbytes) ||
+        !m890_range_ok(quant ? m->dst : m->src, mxbytes) ||
+        !m890_range_ok(m->scale, m->count / M890_MX_BLOCK)) {
         return m890_bad_field(q, "mx range");
     }
-    while (q->progress < count) {
-        if (!b->bytes) {
+    return 0;
+}
+
+/* Quantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
+static M890Status m890_mx_quant_step(M890State *s, M890Queue *q,
+                                     const M890Mx *m, uint64_t e0,
+                                     unsigned int n)
+{
+    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
+    unsigned int nblk = n / M890_MX_BLOCK;
+    M890Status ret;
+
+    ret = m890_rw(s, q, m->src + e0 * m->esz, s->bounce,
+                  (uint64_t)n * m->esz, false);
+    if (ret) {
+        return ret;
+    }
+    m890_mx_quant(m->f, s->bounce, m->esz, nblk, mx, sc);
+    ret = m890_rw(s, q, m->dst + m890_mx_bytes(m->f, e0), mx,
+                  m890_mx_bytes(m->f, n), true);
+    if (ret) {
+        return ret;
+    }
+    return m890_rw(s, q, m->scale + e0 / M890_MX_BLOCK, sc, nblk, true);
+}
+
+/* Dequantize @n elements from element @e0 (a multiple of M890_MX_BLOCK). */
+static M890Status m890_mx_dequant_step(M890State *s, M890Queue *q,
+                                       const M890Mx *m, uint64_t e0,
+                                       unsigned int n)
+{
+    uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
+    unsigned int i, code;
+    M890Status ret;
+
+    ret = m890_rw(s, q, m->src + m890_mx_bytes(m->f, e0), mx,
+                  m890_mx_bytes(m->f, n), false);
+    if (!ret) {
+        ret = m890_rw(s, q, m->scale + e0 / M890_MX_BLOCK, sc,
+                      n / M890_MX_BLOCK, false);
+    }
+    if (ret) {
+        return ret;
+    }
+    for (i = 0; i < n; i++) {
+        code = m->f == &m890_fp4 ? (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
+        m890_store_elem(s->bounce + i * m->esz, m->esz,
+                        m890_mx_dequant(m->f, code, sc[i / M890_MX_BLOCK]));
+    }
+    return m890_rw(s, q, m->dst + e0 * m->esz, s->bounce,
+                   (uint64_t)n * m->esz, true);
+}
+
+/*
+ * MX_QUANT and MX_DEQUANT: progress counts elements, M890_MX_STEP at a
+ * time; the FP32/BF16 side of a step goes through s->bounce.
+ */
+static M890Status m890_exec_mx(M890State *s, M890Queue *q, M890Budget *b,
+                               bool quant)
+{
+    M890Mx m;
+    unsigned int n;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
+    QEMU_BUILD_BUG_ON(M890_MX_STEP % M890_MX_BLOCK);
+    ret = m890_mx_decode(q, quant, &m);
+    if (ret) {
+        return ret;
+    }
+    while (q->progress < m.count) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
-        n = MIN(count - q->progress, M890_MX_STEP);
-        nblk = n / M890_MX_BLOCK;
-        mxoff = f == &m890_fp4 ? q->progress / 2 : q->progress;
-        mxlen = f == &m890_fp4 ? n / 2 : n;
-        if (quant) {
-            ret = m890_rw(s, q, src + q->progress * esz, el, n * esz, false);
-            if (ret) {
-                return ret;
-            }
-            m890_mx_quant(f, el, esz, nblk, mx, sc);
-            ret = m890_rw(s, q, dst + mxoff, mx, mxlen, true);
-            if (!ret) {
-                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
-                              nblk, true);
-            }
-        } else {
-            ret = m890_rw(s, q, src + mxoff, mx, mxlen, false);
-            if (!ret) {
-                ret = m890_rw(s, q, scale + q->progress / M890_MX_BLOCK, sc,
-                              nblk, false);
-            }
-            if (ret) {
-                return ret;
-            }
-            for (i = 0; i < n; i++) {
-                unsigned int code = f == &m890_fp4 ?
-                                    (mx[i / 2] >> ((i & 1) * 4)) & 0xf : mx[i];
-                uint8_t e8 = sc[i / M890_MX_BLOCK];
-                double v = e8 == 0xff ? NAN :
-                           ldexp(m890_mx_decode(f, code), e8 - 127);
-
-                m890_store_elem(el + i * esz, esz, (float)v);
-            }
-            ret = m890_rw(s, q, dst + q->progress * esz, el, n * esz, true);
-        }
+        n = MIN(m.count - q->progress, M890_MX_STEP);
+        ret = quant ? m890_mx_quant_step(s, q, &m, q->progress, n) :
+                      m890_mx_dequant_step(s, q, &m, q->progress, n);
         if (ret) {
             return ret;
         }
         q->progress += n;
-        b->bytes -= MIN(b->bytes, MAX((uint64_t)n * (esz + 1),
-                                      M890_STEP_CHARGE));
+        m890_budget_charge(b, (uint64_t)n * (m.esz + 1), n);
     }
     return M890_EXEC_DONE;
 }
 
-/* True if this card executes opcode @op (spec 7, CAPS). */
-static bool m890_opcode_ok(M890State *s, uint32_t op)
+static M890Status m890_exec_mx_quant(M890State *s, M890Queue *q, M890Budget *b)
 {
-    switch (op) {
-    case M890_PKT_NOP:
-    case M890_PKT_COPY:
-    case M890_PKT_COPY_2D:
-    case M890_PKT_FILL:
-    case M890_PKT_SIGNAL:
-    case M890_PKT_WAIT:
-    case M890_PKT_TIMESTAMP:
-    case M890_PKT_GATHER:
-    case M890_PKT_SCATTER:
-    case M890_PKT_REDUCE:
-    case M890_PKT_MX_QUANT:
-    case M890_PKT_MX_DEQUANT:
-    case M890_PKT_FENCE:
-        return true;
-    case M890_PKT_COPY_ROWS:
-    case M890_PKT_MOE_ROUTE:
-        return m890_caps(s) & M890_HWCAP_ROWS;  /* not on a 1.0 card */
-    case M890_PKT_GEMM:
-        return m890_caps(s) & M890_HWCAP_GEMM;
-    default:
-        return false;
-    }
+    return m890_exec_mx(s, q, b, true);
 }
 
-int m890_execute(M890State *s, M890Queue *q, M890Budget *b)
+static M890Status m890_exec_mx_dequant(M890State *s, M890Queue *q,
+                                       M890Budget *b)
+{
+    return m890_exec_mx(s, q, b, false);
+}
+
+static M890Status m890_exec_nop(M890State *s, M890Queue *q, M890Budget *b)
+{
+    const struct m890_pkt_copy *p = &q->pkt.copy;
+
+    /* every dword after the header is reserved */
+    if (p->rsvd0 || !buffer_is_zero(&p->src, M890_PKT_SIZE - 8)) {
+        return m890_bad_field(q, "nop reserved");
+    }
+    return M890_EXEC_DONE;
+}
+
+static M890Status m890_exec_gather_pkt(M890State *s, M890Queue *q,
+                                       M890Budget *b)
+{
+    return m890_exec_gather(s, q, b, false);
+}
+
+static M890Status m890_exec_scatter_pkt(M890State *s, M890Queue *q,
+                                        M890Budget *b)
+{
+    return m890_exec_gather(s, q, b, true);
+}
+
+/* How the command processor executes an opcode (spec 7). */
+typedef struct M890Opcode {
+    M890Status (*exec)(M890State *s, M890Queue *q, M890Budget *b);
+    uint32_t caps;              /* M890_HWCAP_* the card needs, 0: any */
+    bool data;                  /* a data packet: RELAXED is allowed */
+} M890Opcode;
+
+static const M890Opcode m890_opcodes[M890_PKT_OPCODE_COUNT] = {
+    [M890_PKT_NOP] = { m890_exec_nop, 0, false },
+    [M890_PKT_COPY] = { m890_exec_copy, 0, true },
+    [M890_PKT_COPY_2D] = { m890_exec_copy_2d, 0, true },
+    [M890_PKT_FILL] = { m890_exec_fill, 0, true },
+    [M890_PKT_SIGNAL] = { m890_exec_signal, 0, true },
+    [M890_PKT_WAIT] = { m890_exec_wait, 0, false },
+    [M890_PKT_TIMESTAMP] = { m890_exec_timestamp, 0, false },
+    [M890_PKT_GATHER] = { m890_exec_gather_pkt, 0, true },
+    [M890_PKT_SCATTER] = { m890_exec_scatter_pkt, 0, true },
+    [M890_PKT_REDUCE] = { m890_exec_reduce, 0, true },
+    [M890_PKT_MX_QUANT] = { m890_exec_mx_quant, 0, true },
+    [M890_PKT_MX_DEQUANT] = { m890_exec_mx_dequant, 0, true },
+    [M890_PKT_COPY_ROWS] = { m890_exec_copy_rows, M890_HWCAP_ROWS, true },
+    [M890_PKT_MOE_ROUTE] = { m890_exec_moe_route, M890_HWCAP_ROWS, true },
+    [M890_PKT_FENCE] = { m890_exec_fence, 0, false },
+    [M890_PKT_GEMM] = { m890_exec_gemm, M890_HWCAP_GEMM, true },
+};
+
+M890Status m890_execute(M890State *s, M890Queue *q, M890Budget *b)
 {
     uint32_t hdr = le32_to_cpu(q->pkt.hdr);
     uint32_t op = M890_PKT_OPCODE(hdr);
+    const M890Opcode *o = op < ARRAY_SIZE(m890_opcodes) ? &m890_opcodes[op] :
+                          NULL;
 
-    if (!m890_opcode_ok(s, op)) {
+    if (!o || !o->exec || (o->caps & ~m890_caps(s))) {
+        /* a hole in the list, or not on this card (1.0: no ROWS) */
         trace_m890_err_opcode(q->index, op);
         qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u bad opcode 0x%x\n",
                       q->index, op);
-        return M890_QERR_BAD_OPCODE;
+        return M890_ST_BAD_OPCODE;
     }
     if ((M890_PKT_FLAGS(hdr) & ~M890_PKT_FLAGS_VALID) ||
         (hdr & M890_PKT_HDR_RSVD)) {
         return m890_bad_field(q, "header flags");
     }
-    if (M890_PKT_FLAGS(hdr) & M890_PKT_F_RELAXED) {
+    if ((M890_PKT_FLAGS(hdr) & M890_PKT_F_RELAXED) &&
+        (!o->data || !(m890_caps(s) & M890_HWCAP_ENGINES))) {
         /* spec §7: data packets only, on a card with several data movers */
-        if (!(m890_caps(s) & M890_HWCAP_ENGINES) || op == M890_PKT_NOP ||
-            op == M890_PKT_WAIT || op == M890_PKT_TIMESTAMP ||
-            op == M890_PKT_FENCE) {
-            return m890_bad_field(q, "header flag RELAXED");
-        }
+        return m890_bad_field(q, "header flag RELAXED");
     }
-    switch (op) {
-    case M890_PKT_NOP:
-        if (!m890_zero(&q->pkt.copy.src, 7) || q->pkt.dw[1]) {
-            return m890_bad_field(q, "nop reserved");
-        }
-        return M890_EXEC_DONE;
-    case M890_PKT_COPY:
-        return m890_exec_copy(s, q, b);
-    case M890_PKT_COPY_2D:
-        return m890_exec_copy_2d(s, q, b);
-    case M890_PKT_FILL:
-        return m890_exec_fill(s, q, b);
-    case M890_PKT_SIGNAL:
-        return m890_exec_signal(s, q, b);
-    case M890_PKT_WAIT:
-        return m890_exec_wait(s, q);
-    case M890_PKT_TIMESTAMP:
-        return m890_exec_timestamp(s, q);
-    case M890_PKT_GATHER:
-        return m890_exec_gather(s, q, b, false);
-    case M890_PKT_SCATTER:
-        return m890_exec_gather(s, q, b, true);
-    case M890_PKT_REDUCE:
-        return m890_exec_reduce(s, q, b);
-    case M890_PKT_MX_QUANT:
-        return m890_exec_mx(s, q, b, true);
-    case M890_PKT_MX_DEQUANT:
-        return m890_exec_mx(s, q, b, false);
-    case M890_PKT_COPY_ROWS:
-        return m890_exec_copy_rows(s, q, b);
-    case M890_PKT_MOE_ROUTE:
-        return m890_exec_moe_route(s, q, b);
-    case M890_PKT_GEMM:
-        return m890_exec_gemm(s, q, b);
-    default:
-        return m890_exec_fence(s, q);
-    }
+    return o->exec(s, q, b);
 }

@@ -5,11 +5,12 @@
  * A queue is a ring of 64-byte packet slots in host memory.  A doorbell
  * write only latches the new TAIL and schedules the device's bottom half;
  * the bottom half walks the enabled queues round-robin and runs at most
- * M890_BH_MAX_PACKETS packets or M890_BH_MAX_BYTES bytes per run before
- * rescheduling itself, so no guest input can hold the main loop.  Each
- * packet is copied out of the ring once into the queue's private copy and
- * only that copy is validated and executed; a long packet keeps its copy
- * and a progress counter across runs.
+ * M890_BH_MAX_PACKETS packets, M890_BH_MAX_BYTES bytes or M890_BH_MAX_ELEMS
+ * elements of arithmetic per run before rescheduling itself, so no guest
+ * input can hold the main loop.  Each packet is copied out of the ring
+ * once into the queue's private copy and only that copy is validated and
+ * executed; a long packet keeps its copy and a progress counter across
+ * runs.
  *
  * A WAIT whose condition is false parks the queue (WAITING) and notes
  * its semaphore (q->wait_sem); it is re-checked only when something may
@@ -43,6 +44,7 @@ void m890_queue_reset(M890State *s, M890Queue *q)
     q->wait_kicked = false;
     q->wait_sem = NULL;
     q->progress = 0;
+    q->piece_err = M890_ST_OK;
     q->snap_valid = false;
     memset(&q->pkt, 0, sizeof(q->pkt));
     m890_clock_queue_reset(s, q);
@@ -68,8 +70,10 @@ uint32_t m890_queue_status(M890State *s, M890Queue *q)
     return st;
 }
 
-void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
+void m890_queue_error(M890State *s, M890Queue *q, M890Status err)
 {
+    m890_async_cancel(s, q);
+    q->piece_err = M890_ST_OK;
     q->err = err;
     q->err_head = q->head;
     q->have_pkt = false;
@@ -83,7 +87,7 @@ void m890_queue_error(M890State *s, M890Queue *q, uint32_t err)
 
 static bool m890_queue_runnable(M890Queue *q)
 {
-    return q->enabled && !q->err && !q->busy &&
+    return q->enabled && !q->err && !q->piece_wait && !q->orphans &&
            (q->have_pkt || q->head != q->tail);
 }
 
@@ -115,12 +119,12 @@ void m890_queue_write_control(M890State *s, M890Queue *q, uint32_t val)
     }
     if (q->ring_base & 0xfff) {
         trace_m890_err_ring_base(q->index, q->ring_base);
-        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        m890_queue_error(s, q, M890_ST_BAD_RING);
         return;
     }
     if (q->ring_order < 4 || q->ring_order > 16) {
         trace_m890_err_ring_order(q->index, q->ring_order);
-        m890_queue_error(s, q, M890_QERR_BAD_RING);
+        m890_queue_error(s, q, M890_ST_BAD_RING);
         return;
     }
     if (m890_queue_runnable(q)) {
@@ -147,25 +151,26 @@ void m890_doorbell(M890State *s, uint32_t qid, uint32_t tail)
     }
 }
 
-/* Fetch the packet at HEAD into q->pkt.  Returns 0 or an enum m890_qerr. */
-static int m890_fetch(M890State *s, M890Queue *q)
+/* Fetch the packet at HEAD into q->pkt: M890_ST_OK or a queue error. */
+static M890Status m890_fetch(M890State *s, M890Queue *q)
 {
     uint32_t entries = 1u << q->ring_order;
     uint64_t slot_addr;
 
     if (q->tail - q->head > entries) {
         trace_m890_err_ring_overflow(q->index, q->head, q->tail);
-        return M890_QERR_BAD_RING;
+        return M890_ST_BAD_RING;
     }
     slot_addr = q->ring_base + (uint64_t)(q->head & (entries - 1)) *
                 M890_PKT_SIZE;
     if (pci_dma_read(PCI_DEVICE(s), slot_addr, &q->pkt, M890_PKT_SIZE)
         != MEMTX_OK) {
         trace_m890_err_ring_dma(q->index, slot_addr);
-        return M890_QERR_DMA;
+        return M890_ST_DMA;
     }
     q->have_pkt = true;
     q->progress = 0;
+    q->piece_err = M890_ST_OK;
     q->snap_valid = false;
     m890_rows_reset(q);
     m890_gemm_reset(q);
@@ -181,9 +186,9 @@ static int m890_fetch(M890State *s, M890Queue *q)
 static bool m890_run_queue(M890State *s, M890Queue *q, M890Budget *b)
 {
     bool moved = false;
-    int ret;
+    M890Status ret;
 
-    while (b->packets && b->bytes && m890_queue_runnable(q)) {
+    while (b->packets && m890_budget_left(b) && m890_queue_runnable(q)) {
         if (q->waiting && !q->wait_kicked) {
             return moved;               /* nothing changed its semaphore */
         }
@@ -232,13 +237,14 @@ void m890_process_bh(void *opaque)
     M890Budget b = {
         .packets = M890_BH_MAX_PACKETS,
         .bytes = M890_BH_MAX_BYTES,
+        .elems = M890_BH_MAX_ELEMS,
     };
     bool moved = true, more = false, waiting = false;
     unsigned int i, n = s->num_queues;
 
-    while (moved && b.packets && b.bytes) {
+    while (moved && b.packets && m890_budget_left(&b)) {
         moved = false;
-        for (i = 0; i < n && b.packets && b.bytes; i++) {
+        for (i = 0; i < n && b.packets && m890_budget_left(&b); i++) {
             M890Queue *q = &s->queues[(s->rr_next + i) % n];
 
             moved |= m890_run_queue(s, q, &b);

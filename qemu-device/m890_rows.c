@@ -31,7 +31,6 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hw/pci/pci_device.h"
-#include <math.h>
 
 #include "m890.h"
 #include "m890_exec.h"
@@ -62,14 +61,14 @@ void m890_rows_reset(M890Queue *q)
 
 /*
  * Entry @seg of table @t (M890_TAB_*) at VA @table, read once per packet.
- * Returns 0 or a qerr.
+ * Returns M890_ST_OK or a qerr.
  */
-static int m890_table_entry(M890State *s, M890Queue *q, unsigned int t,
-                            uint64_t table, uint32_t seg, uint64_t *e)
+static M890Status m890_table_entry(M890State *s, M890Queue *q, unsigned int t,
+                                   uint64_t table, uint32_t seg, uint64_t *e)
 {
     M890RowsState *rs = &q->rows;
     uint64_t bit = 1ull << (seg % 64), v;
-    int ret;
+    M890Status ret;
 
     if (!(rs->tab_valid[t][seg / 64] & bit)) {
         ret = m890_rw(s, q, table + seg * 8ull, &v, 8, false);
@@ -87,15 +86,15 @@ static int m890_table_entry(M890State *s, M890Queue *q, unsigned int t,
  * VA of row @x (@len bytes, rows @pitch apart) through the segment table
  * @t at VA @table of @seg_rows rows per segment.  *@skip is set when the
  * row's entry is 0 (its rows are NONE).  A segment of 256 or more and a
- * row past the VA space fail with BAD_FIELD.  Returns 0 or a qerr.
+ * row past the VA space fail with BAD_FIELD.  Returns M890_ST_OK or a qerr.
  */
-int m890_table_row(M890State *s, M890Queue *q, unsigned int t,
-                   uint64_t table, uint32_t seg_rows, uint64_t pitch,
-                   uint32_t x, uint64_t len, uint64_t *va, bool *skip)
+M890Status m890_table_row(M890State *s, M890Queue *q, unsigned int t,
+                          uint64_t table, uint32_t seg_rows, uint64_t pitch,
+                          uint32_t x, uint64_t len, uint64_t *va, bool *skip)
 {
     uint32_t seg = x / seg_rows;
     uint64_t base, off;
-    int ret;
+    M890Status ret;
 
     if (seg >= M890_TABLE_MAX_SEGMENTS) {
         return m890_bad_field(q, "index past its segment table");
@@ -129,8 +128,9 @@ typedef struct M890Rows {
 } M890Rows;
 
 /* VA of row @x of side @t of @r; *@skip for a 0 table entry. */
-static int m890_rows_va(M890State *s, M890Queue *q, const M890Rows *r,
-                        unsigned int t, uint32_t x, uint64_t *va, bool *skip)
+static M890Status m890_rows_va(M890State *s, M890Queue *q, const M890Rows *r,
+                               unsigned int t, uint32_t x, uint64_t *va,
+                               bool *skip)
 {
     uint64_t off = (uint64_t)x * r->pitch[t];
 
@@ -148,33 +148,21 @@ static int m890_rows_va(M890State *s, M890Queue *q, const M890Rows *r,
 }
 
 /*
- * Store @f as an ADD result (spec 7.13): BF16 rounded to nearest even,
- * every NaN as the default quiet NaN of the type.
- */
-static void m890_store_sum(uint8_t *p, unsigned int esz, float f)
-{
-    if (esz == 4 && isnan(f)) {
-        stl_le_p(p, 0x7fc00000);
-    } else {
-        m890_store_elem(p, esz, f);
-    }
-}
-
-/*
  * dst[0 .. n) += add[0 .. n) for @n elements of @esz bytes at VA @va, as
  * the card owning the memory does it: on this card (HBM, host memory) the
  * destination is read and written and both are charged; on a peer the
  * issuing card posts the row and is charged its bytes once on the link.
  */
-static int m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
-                         const uint8_t *add, unsigned int n, unsigned int esz)
+static M890Status m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
+                                const uint8_t *add, unsigned int n,
+                                unsigned int esz)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint8_t cur[M890_REDUCE_COLS * 4];
     uint64_t len = (uint64_t)n * esz, pos;
     unsigned int i;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     for (pos = 0; pos < len; pos += g.len) {
         ret = m890_seg(s, q, va + pos, len - pos, true, &g);
@@ -185,17 +173,18 @@ static int m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
             memcpy(cur + pos, g.ptr, g.len);
         } else if (pci_dma_read(pdev, g.dma, cur + pos, g.len) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, g.len, false);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         if (g.peer < 0) {
             m890_seg_done(s, q, &g, g.len, false);
         }
     }
     for (i = 0; i < n; i++) {
-        float a = m890_load_elem(cur + i * esz, esz);
-        float b = m890_load_elem(add + i * esz, esz);
+        /* spec 7.13: one binary32 sum, every NaN the default one */
+        uint32_t a = m890_load_elem(cur + i * esz, esz);
+        uint32_t b = m890_load_elem(add + i * esz, esz);
 
-        m890_store_sum(cur + i * esz, esz, a + b);
+        m890_store_elem(cur + i * esz, esz, m890_f32_add(a, b));
     }
     for (pos = 0; pos < len; pos += g.len) {
         ret = m890_seg(s, q, va + pos, len - pos, true, &g);
@@ -206,7 +195,7 @@ static int m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
             memcpy(g.ptr, cur + pos, g.len);
         } else if (pci_dma_write(pdev, g.dma, cur + pos, g.len) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, g.len, true);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         m890_seg_done(s, q, &g, g.len, true);
     }
@@ -218,14 +207,14 @@ static int m890_rows_add(M890State *s, M890Queue *q, uint64_t va,
  * M890_REDUCE_COLS elements for ADD, M890_MX_STEP for MX.  Advances
  * q->progress by the source bytes done.
  */
-static int m890_rows_step(M890State *s, M890Queue *q, const M890Rows *r,
-                          uint64_t from, uint64_t to, uint64_t off,
-                          M890Budget *b)
+static M890Status m890_rows_step(M890State *s, M890Queue *q, const M890Rows *r,
+                                 uint64_t from, uint64_t to, uint64_t off,
+                                 M890Budget *b)
 {
     unsigned int esz = r->esz, nel = r->row_bytes / esz, e0 = off / esz, n;
     uint8_t mx[M890_MX_STEP], sc[M890_MX_STEP / M890_MX_BLOCK];
     uint64_t done, elbytes;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(M890_MX_STEP * 4 > M890_BOUNCE_SIZE);
     QEMU_BUILD_BUG_ON(M890_REDUCE_COLS * 4 > M890_BOUNCE_SIZE);
@@ -262,12 +251,12 @@ static int m890_rows_step(M890State *s, M890Queue *q, const M890Rows *r,
         return ret;
     }
     q->progress += (uint64_t)n * esz;
-    b->bytes -= MIN(b->bytes, MAX((uint64_t)n * esz * 2, M890_STEP_CHARGE));
+    m890_budget_charge(b, (uint64_t)n * esz * 2, n);
     return 0;
 }
 
 /* Decode and check a COPY_ROWS packet (spec 7.13, in its table's order). */
-static int m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
+static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
 {
     const struct m890_pkt_copy_rows *p = &q->pkt.copy_rows;
     uint32_t sp = le32_to_cpu(p->src_pitch), dp = le32_to_cpu(p->dst_pitch);
@@ -341,7 +330,7 @@ static int m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
         (r->op == M890_ROWS_MX && !(m890_caps(s) & M890_HWCAP_MX))) {
         trace_m890_err_unsupported(q->index, r->op == M890_ROWS_ADD ?
                                    "copy_rows ADD" : "copy_rows MX");
-        return M890_QERR_UNSUPPORTED;
+        return M890_ST_UNSUPPORTED;
     }
     if (!r->count) {
         return 0;
@@ -368,14 +357,14 @@ static int m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
 }
 
 /* COPY_ROWS: progress counts source bytes over count * row_bytes. */
-int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
+M890Status m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
 {
     uint64_t total, i, off, va[2];
     uint32_t x[2], v;
     bool skip[2];
     M890Rows r;
     unsigned int t;
-    int ret;
+    M890Status ret;
 
     ret = m890_rows_decode(s, q, &r);
     if (ret) {
@@ -383,7 +372,7 @@ int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
     }
     total = (uint64_t)r.count * r.row_bytes;
     while (q->progress < total) {
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         i = q->progress / r.row_bytes;
@@ -402,7 +391,7 @@ int m890_exec_copy_rows(M890State *s, M890Queue *q, M890Budget *b)
             }
             q->snap_row = i;
             q->snap_valid = true;
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         x[0] = q->snap_idx[0];
         x[1] = q->snap_idx[1];
@@ -437,7 +426,7 @@ typedef struct M890Route {
 } M890Route;
 
 /* Decode and check a MOE_ROUTE packet (spec 7.14, in its table's order). */
-static int m890_route_decode(M890Queue *q, M890Route *r)
+static M890Status m890_route_decode(M890Queue *q, M890Route *r)
 {
     const struct m890_pkt_moe_route *p = &q->pkt.moe_route;
     static const uint64_t align[2][4] = {
@@ -518,15 +507,15 @@ static int m890_route_decode(M890Queue *q, M890Route *r)
 
 /*
  * Read token @t's k expert ids into @ids and check them: -1 or an expert
- * of one of the ranks.  Returns 0 or a qerr.
+ * of one of the ranks.  Returns M890_ST_OK or a qerr.
  */
-static int m890_route_ids(M890State *s, M890Queue *q, const M890Route *r,
-                          uint32_t t, int32_t *ids)
+static M890Status m890_route_ids(M890State *s, M890Queue *q, const M890Route *r,
+                                 uint32_t t, int32_t *ids)
 {
     uint64_t experts = (uint64_t)r->ranks * r->L;
     uint32_t raw[M890_REDUCE_MAX_K];
     unsigned int j;
-    int ret;
+    M890Status ret;
 
     ret = m890_rw(s, q, r->ids + (uint64_t)t * r->k * 4, raw, r->k * 4,
                   false);
@@ -543,8 +532,8 @@ static int m890_route_ids(M890State *s, M890Queue *q, const M890Route *r,
 }
 
 /* MOE_ROUTE SEND; q->progress counts tokens or list entries of a step. */
-static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
-                           M890Budget *b)
+static M890Status m890_route_send(M890State *s, M890Queue *q,
+                                  const M890Route *r, M890Budget *b)
 {
     M890RowsState *rs = &q->rows;
     uint64_t lists = (uint64_t)r->ranks * r->tmax, n;
@@ -553,7 +542,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
     int32_t ids[M890_REDUCE_MAX_K];
     uint64_t *cnt = (uint64_t *)s->bounce;
     unsigned int j;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_RANKS * 8 > M890_BOUNCE_SIZE);
     switch (rs->phase) {
@@ -563,7 +552,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
             memset(rs->cnt2, 0, sizeof(rs->cnt2));
         }
         for (; q->progress < r->tokens; q->progress++) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             ret = m890_route_ids(s, q, r, q->progress, ids);
@@ -577,7 +566,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
                     rs->cnt1[ids[j] / r->L]++;
                 }
             }
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         /* rank blocks in the order my_rank + 1, .., my_rank */
         pos = 0;
@@ -591,7 +580,7 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
         q->progress = 0;
         /* fall through */
     case M890_SEND_COUNTS:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         for (d = 0; d < r->ranks; d++) {
@@ -601,14 +590,14 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
         if (ret) {
             return ret;
         }
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_SEND_FILL;
         q->progress = rs->total;
         /* fall through */
     case M890_SEND_FILL:
         memset(s->bounce, 0xff, M890_BOUNCE_SIZE);
         while (q->progress < lists) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             n = MIN(lists - q->progress, M890_BOUNCE_SIZE / 4);
@@ -622,14 +611,14 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
                 return ret;
             }
             q->progress += n;
-            b->bytes -= MIN(b->bytes, MAX(n * 8, M890_STEP_CHARGE));
+            m890_budget_charge(b, n * 8, 0);
         }
         rs->phase = M890_SEND_LISTS;
         q->progress = 0;
         /* fall through */
     default:
         for (; q->progress < r->tokens; q->progress++) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             ret = m890_route_ids(s, q, r, q->progress, ids);
@@ -667,15 +656,15 @@ static int m890_route_send(M890State *s, M890Queue *q, const M890Route *r,
             if (ret) {
                 return ret;
             }
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         return M890_EXEC_DONE;
     }
 }
 
 /* MOE_ROUTE RECV; q->progress counts meta rows (s * tmax + i). */
-static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
-                           M890Budget *b)
+static M890Status m890_route_recv(M890State *s, M890Queue *q,
+                                  const M890Route *r, M890Budget *b)
 {
     M890RowsState *rs = &q->rows;
     uint64_t rows = (uint64_t)r->ranks * r->tmax, at, over = 0;
@@ -683,12 +672,12 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
     uint64_t *cnt = (uint64_t *)s->bounce;
     uint32_t *out = (uint32_t *)s->bounce;
     unsigned int j;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_EXPERTS * 4 > M890_BOUNCE_SIZE);
     switch (rs->phase) {
     case M890_RECV_COUNTS:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         ret = m890_rw(s, q, r->out[3], cnt, r->ranks * 8ull, false);
@@ -702,13 +691,13 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
             }
         }
         memset(rs->ecount, 0, sizeof(rs->ecount));
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_RECV_ROWS;
         q->progress = 0;
         /* fall through */
     case M890_RECV_ROWS:
         while (q->progress < rows) {
-            if (!b->bytes) {
+            if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
             src = q->progress / r->tmax;
@@ -743,12 +732,12 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
                 }
             }
             q->progress++;
-            b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
         }
         rs->phase = M890_RECV_DONE;
         /* fall through */
     default:
-        if (!b->bytes) {
+        if (!m890_budget_left(b)) {
             return M890_EXEC_MORE;
         }
         for (le = 0; le < r->L; le++) {
@@ -761,19 +750,19 @@ static int m890_route_recv(M890State *s, M890Queue *q, const M890Route *r,
         if (ret) {
             return ret;
         }
-        b->bytes -= MIN(b->bytes, M890_STEP_CHARGE);
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         if (over) {
             trace_m890_err_capacity(q->index, over, r->cap);
-            return M890_QERR_CAPACITY;
+            return M890_ST_CAPACITY;
         }
         return M890_EXEC_DONE;
     }
 }
 
-int m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b)
+M890Status m890_exec_moe_route(M890State *s, M890Queue *q, M890Budget *b)
 {
     M890Route r;
-    int ret;
+    M890Status ret;
 
     ret = m890_route_decode(q, &r);
     if (ret) {

@@ -28,6 +28,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qom/object_interfaces.h"
 
 #include "m890.h"
@@ -184,6 +185,29 @@ static void icn_switch_set_socket(Object *obj, const char *value,
     sw->socket = g_strdup(value);
 }
 
+static void icn_switch_get_id(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    uint32_t value = ICN_SWITCH(obj)->switch_id;
+
+    visit_type_uint32(v, name, &value, errp);
+}
+
+static void icn_switch_set_id(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    IcnSwitchState *sw = ICN_SWITCH(obj);
+    uint32_t value;
+
+    if (sw->core) {
+        error_setg(errp, "icn-switch: 'switch-id' cannot change once created");
+        return;
+    }
+    if (visit_type_uint32(v, name, &value, errp)) {
+        sw->switch_id = value;
+    }
+}
+
 static void icn_switch_instance_finalize(Object *obj)
 {
     IcnSwitchState *sw = ICN_SWITCH(obj);
@@ -202,9 +226,8 @@ static void icn_switch_class_init(ObjectClass *oc, void *data)
     ucc->can_be_deleted = icn_switch_can_be_deleted;
 
     /* Class properties, so that `-object icn-switch,help` lists them. */
-    object_class_property_add_uint32_ptr(oc, "switch-id",
-                                         offsetof(IcnSwitchState, switch_id),
-                                         OBJ_PROP_FLAG_READWRITE);
+    object_class_property_add(oc, "switch-id", "uint32", icn_switch_get_id,
+                              icn_switch_set_id, NULL, NULL);
     object_class_property_set_description(oc, "switch-id",
         "switch id the cards report, default 0 (not used with 'socket': "
         "icn-switchd -i sets it)");

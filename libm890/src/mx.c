@@ -5,6 +5,9 @@
  * REDUCE weighted sum (§7.10).  The results are those of the device, bit
  * for bit, so programs can check device output or compute on the CPU.
  *
+ * Nothing here depends on the compiler's contraction of floating-point
+ * expressions (tests/unit/arith_agree_test.c builds it with FMA
+ * contraction on and off and compares it with the device's integer code).
  * Element rounding does not use the floating-point rounding mode: an
  * element is found by searching the sorted table of the format's
  * magnitudes and comparing with the exact midpoint of its two neighbours.
@@ -130,6 +133,7 @@ static float wide_load(enum m890_data_type t, const void *base, uint64_t i)
 	}
 }
 
+/* Every NaN result is stored as the default quiet NaN (spec 7.10). */
 static void wide_store(enum m890_data_type t, void *base, uint64_t i, float f)
 {
 	if (t == M890_TYPE_BF16) {
@@ -137,7 +141,11 @@ static void wide_store(enum m890_data_type t, void *base, uint64_t i, float f)
 
 		memcpy((uint8_t *)base + i * 2, &h, sizeof(h));
 	} else {
-		memcpy((uint8_t *)base + i * 4, &f, sizeof(f));
+		uint32_t u = 0x7fc00000;
+
+		if (!isnan(f))
+			memcpy(&u, &f, sizeof(u));
+		memcpy((uint8_t *)base + i * 4, &u, sizeof(u));
 	}
 }
 
@@ -302,8 +310,15 @@ M890_EXPORT m890_status_t m890_reduce_host(enum m890_data_type type,
 
 				if (i == M890_ROW_NONE)
 					continue;
-				prod = weight[r * k + j] *
-				       wide_load(type, src, (uint64_t)i * hidden + h);
+				/*
+				 * The product of two floats is exact in a
+				 * double, so rounding it once gives the
+				 * binary32 product, and no compiler can fuse
+				 * it with the addition (-ffp-contract).
+				 */
+				prod = (float)((double)weight[r * k + j] *
+					       wide_load(type, src,
+							 (uint64_t)i * hidden + h));
 				acc = acc + prod;
 			}
 			wide_store(type, dst, r * hidden + h, acc);

@@ -630,6 +630,14 @@ void icn_switch_kick_all(struct icn_switch *sw)
     }
 }
 
+/* True if @sem points into the HBM of endpoint @e. */
+static bool icn_owns(const struct icn_endpoint *e, const void *sem)
+{
+    const uint8_t *p = sem;
+
+    return p && e->hbm && p >= e->hbm && p < e->hbm + e->hbm_size;
+}
+
 void icn_switch_kick_sem(struct icn_switch *sw, const void *sem)
 {
     struct icn_endpoint ep[ICN_SWITCH_PORTS];
@@ -637,9 +645,11 @@ void icn_switch_kick_sem(struct icn_switch *sw, const void *sem)
 
     pthread_mutex_lock(&sw->lock);
     for (i = 0; i < ICN_SWITCH_PORTS; i++) {
+        const struct icn_endpoint *e = &sw->port[i].ep;
+
         if (sw->port[i].present &&
-            (sw->port[i].ep.kick_sem || sw->port[i].ep.kick)) {
-            ep[n++] = sw->port[i].ep;
+            (e->kick_sem || (e->kick && icn_owns(e, sem)))) {
+            ep[n++] = *e;
         }
     }
     pthread_mutex_unlock(&sw->lock);

@@ -216,8 +216,10 @@ void icn_switch_kick_all(struct icn_switch *sw);
  * After a SIGNAL that wrote the semaphore at host pointer @sem (into the
  * HBM of a card: an endpoint's @hbm plus the offset), or with @sem NULL
  * into host memory: call every attached endpoint's kick_sem callback with
- * @sem, and the kick callback of the endpoints that have no kick_sem
- * (they cannot tell which semaphore their queues wait on).
+ * @sem (it filters cheaply by the semaphores its queues wait on), and the
+ * kick callback only of the endpoint without kick_sem whose HBM holds
+ * @sem (a card of another VM: a kick is a system call there, and its
+ * WAITs on other cards' memory are found by its own poll timer).
  */
 void icn_switch_kick_sem(struct icn_switch *sw, const void *sem);
 

@@ -112,14 +112,6 @@ static uint32_t br32(Buf b, uint64_t i)
     return v;
 }
 
-static uint64_t br64(Buf b, uint64_t i)
-{
-    uint64_t v;
-
-    bread(b, i * 8, &v, 8);
-    return v;
-}
-
 static uint32_t ld32(const void *p)
 {
     return (uint32_t)ldl_le_p(p);
@@ -203,11 +195,17 @@ static uint32_t u32f(float f)
     return u;
 }
 
+/* True if binary32 bits @u are a NaN. */
+static bool nan32(uint32_t u)
+{
+    return (u & 0x7fffffffu) > 0x7f800000u;
+}
+
 static uint16_t f2bf(float f)
 {
     uint32_t u = u32f(f);
 
-    if (isnan(f)) {
+    if (nan32(u)) {
         return QNAN16;
     }
     return (u + 0x7fff + ((u >> 16) & 1)) >> 16;
@@ -220,9 +218,9 @@ static float bf2f(uint16_t h)
 
 static uint32_t add32(uint32_t a, uint32_t b)
 {
-    float r = f32(a) + f32(b);
+    uint32_t r = u32f(f32(a) + f32(b));
 
-    return isnan(r) ? QNAN32 : u32f(r);
+    return nan32(r) ? QNAN32 : r;
 }
 
 static uint16_t add16(uint16_t a, uint16_t b)

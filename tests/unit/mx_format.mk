@@ -19,3 +19,33 @@ $(M890_BUILD)/unit-san/mx_format_test: $(MX_FORMAT_DEPS)
 .PHONY: mx-format-unit
 mx-format-unit: $(M890_BUILD)/unit/mx_format_test $(M890_BUILD)/unit-san/mx_format_test
 userspace: mx-format-unit
+
+# The device's integer arithmetic (qemu-device/m890_arith.c) against the
+# host reference built with FMA contraction on (-mfma where the CPU has
+# it, so that contraction can fuse) and off: both must agree bit for bit.
+ARITH_SRCS := tests/unit/arith_agree_test.c qemu-device/m890_arith.c
+ARITH_REF_SRCS := libm890/src/mx.c libm890/src/status.c libm890/src/handle.c
+ARITH_DEPS := $(ARITH_SRCS) $(ARITH_REF_SRCS) qemu-device/m890_arith.h $(LIBM890_HDRS)
+ARITH_FMA := $(shell grep -qw fma /proc/cpuinfo 2>/dev/null && echo -mfma)
+
+# arith_agree_build OUT CONTRACT-FLAGS EXTRA: the reference with the flags,
+# the device code and the test with the project's usual ones.
+define arith_agree_build
+	@mkdir -p $(@D)/arith-$(2)
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(3) $(4) -c libm890/src/mx.c -o $(@D)/arith-$(2)/mx.o
+	$(CC) $(LIBM890_UNIT_CFLAGS) $(3) -Iqemu-device '-DARITH_CONTRACT="$(strip $(4))"' \
+		-o $@ $(ARITH_SRCS) $(@D)/arith-$(2)/mx.o libm890/src/status.c \
+		libm890/src/handle.c -lm -lpthread
+endef
+
+$(M890_BUILD)/unit/arith_agree_fast_test: $(ARITH_DEPS)
+	$(call arith_agree_build,$@,fast,,-ffp-contract=fast $(ARITH_FMA))
+$(M890_BUILD)/unit/arith_agree_off_test: $(ARITH_DEPS)
+	$(call arith_agree_build,$@,off,,-ffp-contract=off)
+$(M890_BUILD)/unit-san/arith_agree_fast_test: $(ARITH_DEPS)
+	$(call arith_agree_build,$@,fast,$(LIBM890_SAN),-ffp-contract=fast $(ARITH_FMA))
+
+.PHONY: arith-agree-unit
+arith-agree-unit: $(M890_BUILD)/unit/arith_agree_fast_test \
+	$(M890_BUILD)/unit/arith_agree_off_test $(M890_BUILD)/unit-san/arith_agree_fast_test
+userspace: arith-agree-unit
