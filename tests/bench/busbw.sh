@@ -15,6 +15,10 @@ set -euo pipefail
 [ $# = 4 ] || { echo "usage: busbw.sh TABLE PNG CARDS THREADS" >&2; exit 2; }
 table=$1 png=$2 cards=$3 threads=$4
 
+# gnuplot warns about its symbol encoding under a C locale (a new machine,
+# or a CI chroot without LANG); the script is ASCII, read as UTF-8.
+export LC_ALL=C.UTF-8
+
 # pngcairo draws antialiased text; the plain png terminal is the fallback.
 term="pngcairo size 1280,1000 font 'Sans,11'"
 gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1280,1000"
