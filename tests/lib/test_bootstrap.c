@@ -10,11 +10,11 @@
  * - a stale socket of the same user (nobody listens) is replaced, and
  *   two ranks in two processes meet;
  * - a process of another user that connects first and claims rank 1 is
- *   dropped (SO_PEERCRED): the real rank 1 joins and both ranks succeed.
+ *   dropped (SO_PEERCRED) without an answer: the real rank 1, started
+ *   only once the intruder has connected, joins and both ranks succeed.
  *   Rank 0 runs with umask 0 here, so its socket is reachable by others.
  */
 #include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,16 +59,25 @@ static m890_status_t join(int rank, uint64_t timeout_ns, char *msg, size_t len)
 	return st;
 }
 
-/* Fork rank 1; its status is its exit code. */
-static pid_t fork_rank1(unsigned int delay_ms)
+/*
+ * Fork rank 1; its status is its exit code.  It starts after @delay_ms,
+ * or, with @ready >= 0, once a byte arrives on @ready (the intruder has
+ * connected: an order a fixed delay cannot promise on a loaded host).
+ */
+static pid_t fork_rank1(unsigned int delay_ms, int ready)
 {
 	pid_t pid = fork();
-	char msg[512];
+	char msg[512], c;
 	m890_status_t st;
 
 	if (pid)
 		return pid;
-	usleep(delay_ms * 1000);
+	if (ready >= 0) {
+		if (read(ready, &c, 1) != 1)
+			_exit(90);
+	} else {
+		usleep(delay_ms * 1000);
+	}
 	st = join(1, 20000000000ull, msg, sizeof(msg));
 	if (st)
 		printf("# rank 1: %s\n", msg);
@@ -85,28 +94,34 @@ static int wait_status(pid_t pid)
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
-/* A process of user NOBODY that connects and claims rank 1. */
-static pid_t fork_intruder(void)
+/*
+ * A process of user NOBODY that connects, tells @ready, and claims rank 1.
+ * Exit 0: rank 0 dropped it (the send failed or the connection closed
+ * without a word); 4: it never connected; 6: rank 0 answered it as a rank;
+ * 128 + SIGALRM: never dropped.
+ */
+static pid_t fork_intruder(int ready)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct boot_msg m = { 0x4d38425430303031ull, 1, 0, 0 };
 	pid_t pid = fork();
+	char reply[64];
 	int s, i;
 
 	if (pid)
 		return pid;
+	alarm(60);
 	if (setgid(NOBODY) || setuid(NOBODY))
 		_exit(3);
 	strcpy(sa.sun_path, PATH);
 	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	for (i = 0; i < 2000 && connect(s, (struct sockaddr *)&sa, sizeof(sa)); i++)
 		usleep(5000);
-	if (i == 2000)
+	if (write(ready, "c", 1) != 1 || i == 2000)
 		_exit(4);
 	if (send(s, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
-		_exit(0);	/* dropped before it could speak: fine */
-	pause();	/* hold the connection until killed */
-	_exit(0);
+		_exit(0);	/* dropped before it could speak */
+	_exit(recv(s, reply, sizeof(reply), 0) > 0 ? 6 : 0);
 }
 
 int main(void)
@@ -115,7 +130,7 @@ int main(void)
 	char msg[512], buf[16] = "";
 	m890_status_t st;
 	pid_t r1, bad;
-	int fd, count = 0;
+	int fd, count = 0, ready[2], ws;
 
 	if (m890_device_count(&count) || count < 2 || geteuid()) {
 		tap_skip("needs root and two cards", "bootstrap socket tests");
@@ -146,7 +161,7 @@ int main(void)
 	tap_ok(fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)),
 	       "a stale socket left at the path");
 	close(fd);
-	r1 = fork_rank1(100);
+	r1 = fork_rank1(100, -1);
 	st = join(0, 20000000000ull, msg, sizeof(msg));
 	tap_ok(st == M890_SUCCESS, "rank 0 replaces the stale socket and meets rank 1: %s",
 	       st ? msg : "ok");
@@ -155,15 +170,21 @@ int main(void)
 
 	/* Another user connects first and claims rank 1: dropped. */
 	umask(0);
-	bad = fork_intruder();
-	r1 = fork_rank1(1500);
+	if (pipe(ready)) {
+		tap_ok(0, "pipe");
+		return tap_done();
+	}
+	bad = fork_intruder(ready[1]);
+	r1 = fork_rank1(0, ready[0]);
+	close(ready[0]);
+	close(ready[1]);
 	st = join(0, 20000000000ull, msg, sizeof(msg));
 	tap_ok(st == M890_SUCCESS,
 	       "rank 0 drops another user's connection and meets the real rank 1: %s",
 	       st ? msg : "ok");
 	tap_ok(wait_status(r1) == 0, "the real rank 1 is not refused as taken");
-	kill(bad, SIGKILL);
-	tap_ok(wait_status(bad) == 128 + SIGKILL, "the intruder connected (and was dropped)");
+	ws = wait_status(bad);
+	tap_ok(ws == 0, "the intruder connected and was dropped (status %d)", ws);
 	umask(022);
 	unlink(PATH);
 	return tap_done();
