@@ -180,6 +180,16 @@ m890_status_t m890_ep_create(m890_comm_t comm,
 
 /**
  * m890_ep_destroy() - free @ep; its enqueued work must have completed.
+ * @ep: the EP object.
+ *
+ * With M890_EP_F_DEVICE_ROUTING on a communicator of several processes,
+ * this is collective, like m890_ep_create(): every rank destroys its EP
+ * objects in the same order, and the peers drop their windows on the
+ * object's buffers.  After m890_comm_abort() or a failure of the
+ * communicator it is local, and those windows stay until
+ * m890_comm_destroy().  Errors: M890_ERROR_INVALID_ARGUMENT (layouts of
+ * @ep still exist); a failed withdrawal from the peers is returned with
+ * @ep freed all the same.
  */
 m890_status_t m890_ep_destroy(m890_ep_t ep);
 

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,9 @@
 #include <xf86drm.h>
 
 #include "internal.h"
+
+/* The last serial given to a buffer (struct m890_buffer). */
+static _Atomic uint64_t buffer_serial;
 
 static void close_handle(int fd, uint32_t handle)
 {
@@ -83,6 +87,7 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 	buf->alloc_bytes = args.size > bytes ? args.size : bytes;
 	buf->va = args.va;
 	buf->mmap_offset = args.mmap_offset;
+	buf->serial = atomic_fetch_add(&buffer_serial, 1) + 1;
 	st = m890_obj_register(buf);
 	if (st) {
 		close_handle(dev->fd, args.handle);

@@ -63,8 +63,7 @@
 struct comm_win {
 	struct comm_win *next;
 	struct m890_buffer *buf;	/* a peer's receive buffer */
-	uint32_t handle;		/* its GEM handle and VA, against reuse */
-	uint64_t va;
+	uint64_t serial;		/* its serial, against reuse */
 	struct m890_window *win;
 };
 
@@ -97,6 +96,7 @@ struct comm_reg {
 	int rank;
 	unsigned int index;
 	struct m890_buffer *buf;	/* this rank's */
+	uint64_t serial;		/* buf's, against reuse */
 	uint64_t *peer_bytes;		/* [n] */
 	struct m890_window **win;	/* [n] on the peers' buffers */
 };
@@ -218,7 +218,8 @@ static void comm_free(struct m890_comm *c)
 		c->regs = g->next;
 		/* The caller's buffer outlives the communicator: unexport it,
 		 * so that another communicator can register it. */
-		if (c->fids && m890_obj_valid(g->buf, M890_OBJ_BUFFER))
+		if (c->fids && m890_obj_valid(g->buf, M890_OBJ_BUFFER) &&
+		    g->buf->serial == g->serial)
 			m890_buffer_revoke_fabric(g->buf);
 		reg_free(c, g);
 	}
@@ -619,6 +620,7 @@ static m890_status_t reg_new(struct m890_comm *c, struct m890_buffer *buf, int i
 				 "comm_register: out of memory");
 	}
 	g->buf = buf;
+	g->serial = buf->serial;
 	g->rank = i;
 	g->index = c->r[i].nreg;
 	g->peer_bytes[i] = buf->bytes;
@@ -993,7 +995,8 @@ M890_EXPORT m890_status_t m890_comm_deregister(m890_comm_t c,
 		if (c->r[c->lrank[l]].dev == buf->dev)
 			i = c->lrank[l];
 	for (pp = &c->regs; i >= 0 && *pp; pp = &(*pp)->next)
-		if ((*pp)->rank == i && (*pp)->buf == buf) {
+		if ((*pp)->rank == i && (*pp)->buf == buf &&
+		    (*pp)->serial == buf->serial) {
 			g = *pp;
 			break;
 		}
@@ -1172,8 +1175,7 @@ static m890_status_t comm_window(struct comm_rank *r, int peer,
 	m890_status_t st;
 
 	for (w = r->wins[peer]; w; w = w->next)
-		if (w->buf == buf && w->handle == buf->handle &&
-		    w->va == buf->va) {
+		if (w->buf == buf && w->serial == buf->serial) {
 			*va = w->win->va;
 			return M890_SUCCESS;
 		}
@@ -1187,8 +1189,7 @@ static m890_status_t comm_window(struct comm_rank *r, int peer,
 		return st;
 	}
 	w->buf = buf;
-	w->handle = buf->handle;
-	w->va = buf->va;
+	w->serial = buf->serial;
 	w->next = r->wins[peer];
 	r->wins[peer] = w;
 	*va = w->win->va;
@@ -2085,7 +2086,8 @@ m890_status_t m890_comm_reg_find(struct m890_comm *c, int i,
 {
 	struct comm_reg *g;
 
-	for (g = c->regs; g && (g->rank != i || g->buf != buf); g = g->next)
+	for (g = c->regs; g && (g->rank != i || g->buf != buf ||
+				g->serial != buf->serial); g = g->next)
 		;
 	if (!g)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,

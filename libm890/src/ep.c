@@ -360,7 +360,15 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 					   "ep_destroy: a layout of this EP object was created meanwhile; destroy it first");
 	}
 	ep->obj.type = 0;
+	st = m890_ep_dev_deregister(ep);
 	ep_free(ep);
+	if (st) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", m890_get_last_error());
+		return m890_fail(st, "ep_destroy: freed, but withdrawing its buffers from the peers failed (%s); they stay mapped until m890_comm_destroy()",
+				 why);
+	}
 	return M890_SUCCESS;
 }
 

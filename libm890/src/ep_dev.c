@@ -64,6 +64,7 @@
 struct ep_dev_rank {
 	struct m890_buffer *shared;
 	struct m890_buffer *priv;
+	bool registered;		/* shared, with a per-rank communicator */
 };
 
 /* Byte offsets, the same on every rank. */
@@ -130,6 +131,31 @@ static void epd_layout(struct m890_ep *ep, struct ep_dev_map *m)
 	m->priv_bytes = at;
 }
 
+/*
+ * m890_ep_destroy() on a per-rank communicator: withdraw the shared
+ * buffers' registrations, collectively (every rank destroys its EP
+ * objects in the same order), so that the peers drop their windows on
+ * them and the HBM is freed with the object, not with the communicator.
+ * An aborted or failed communicator keeps them until m890_comm_destroy().
+ */
+m890_status_t m890_ep_dev_deregister(struct m890_ep *ep)
+{
+	struct ep_dev *d = ep->dev;
+	m890_status_t st = M890_SUCCESS;
+
+	if (!d || !ep->per_rank || m890_comm_usable(ep->comm))
+		return M890_SUCCESS;
+	for (int l = 0; l < ep->nlocal && !st; l++) {
+		uint32_t i = (uint32_t)m890_comm_local_rank(ep->comm, l);
+
+		if (!d->r[i].registered)
+			continue;
+		st = m890_comm_deregister(ep->comm, d->r[i].shared);
+		d->r[i].registered = false;
+	}
+	return st;
+}
+
 void m890_ep_dev_free(struct m890_ep *ep)
 {
 	struct ep_dev *d = ep->dev;
@@ -177,7 +203,7 @@ static m890_status_t epd_peer(struct m890_ep *ep, uint32_t i, uint32_t j,
 /*
  * The tables of local rank @i (its priv buffer), from the VAs of every
  * peer's shared buffer on its card, written through a host staging
- * buffer; its counters and counts zeroed.
+ * buffer.
  */
 static m890_status_t epd_tables(struct m890_ep *ep, uint32_t i,
 				unsigned int index)
@@ -227,15 +253,6 @@ static m890_status_t epd_tables(struct m890_ep *ep, uint32_t i,
 		st = m890_stream_create(dev, &s);
 	if (!st)
 		st = m890_memcpy_htod(s, d->r[i].priv, lo, host, 0, bytes);
-	/* Counts and counters from 0: this half was never written. */
-	if (!st)
-		st = m890_memset32(s, d->r[i].shared->va + m->count[0], 0, n * 8);
-	if (!st)
-		st = m890_memset32(s, d->r[i].shared->va + m->count[1], 0, n * 8);
-	if (!st)
-		st = m890_memset32(s, d->r[i].shared->va + m->arrival, 0, 8);
-	if (!st)
-		st = m890_memset32(s, d->r[i].shared->va + m->ready, 0, 8);
 	if (!st)
 		st = m890_stream_synchronize(s);
 out:
@@ -243,6 +260,36 @@ out:
 		m890_stream_destroy(s);
 	if (host)
 		m890_buffer_free(host);
+	return st;
+}
+
+/*
+ * Local rank @i's counts and counters from 0, before any peer can know
+ * the buffer: on a per-rank communicator a peer may signal into it as
+ * soon as the registration round has shown it, before this rank has
+ * written its tables, and a later zeroing would erase that arrival.
+ */
+static m890_status_t epd_zero_shared(struct m890_ep *ep, uint32_t i)
+{
+	const struct ep_dev_map *m = &ep->dev->map;
+	struct m890_device *dev = m890_comm_rank_device(ep->comm, (int)i);
+	uint64_t va = ep->dev->r[i].shared->va, n = ep->info.num_ranks;
+	struct m890_stream *s = NULL;
+	m890_status_t st;
+
+	st = m890_stream_create(dev, &s);
+	if (!st)
+		st = m890_memset32(s, va + m->count[0], 0, n * 8);
+	if (!st)
+		st = m890_memset32(s, va + m->count[1], 0, n * 8);
+	if (!st)
+		st = m890_memset32(s, va + m->arrival, 0, 8);
+	if (!st)
+		st = m890_memset32(s, va + m->ready, 0, 8);
+	if (!st)
+		st = m890_stream_synchronize(s);
+	if (s)
+		m890_stream_destroy(s);
 	return st;
 }
 
@@ -283,6 +330,8 @@ m890_status_t m890_ep_dev_setup(struct m890_ep *ep)
 		if (!st)
 			st = m890_buffer_alloc(dev, d->map.priv_bytes, M890_MEM_HBM,
 					       &d->r[i].priv);
+		if (!st)
+			st = epd_zero_shared(ep, i);
 	}
 	/*
 	 * Per-rank communicators: register even after a local failure?  No:
@@ -295,6 +344,7 @@ m890_status_t m890_ep_dev_setup(struct m890_ep *ep)
 		uint32_t i = (uint32_t)m890_comm_local_rank(ep->comm, l);
 
 		st = m890_comm_register(ep->comm, d->r[i].shared);
+		d->r[i].registered = !st;
 		if (!st)
 			st = m890_comm_reg_find(ep->comm, (int)i, d->r[i].shared,
 						&index[i]);

@@ -68,6 +68,7 @@ struct m890_ep_layout {
 
 /* ep_dev.c */
 m890_status_t m890_ep_dev_setup(struct m890_ep *ep);
+m890_status_t m890_ep_dev_deregister(struct m890_ep *ep);
 void m890_ep_dev_free(struct m890_ep *ep);
 m890_status_t m890_ep_dev_counts(struct m890_ep_layout *lo, uint32_t *counts);
 

@@ -62,6 +62,12 @@ struct m890_buffer {
 	uint64_t va;
 	uint64_t mmap_offset;
 	void *map;
+	/*
+	 * Unique in the process and never reused.  A freed buffer's
+	 * address, GEM handle and VA can all come back for the next one,
+	 * so registrations and cached windows match on this as well.
+	 */
+	uint64_t serial;
 };
 
 struct m890_window {

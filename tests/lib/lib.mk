@@ -15,7 +15,7 @@ lib-tests: $(LIB_TEST_BINS)
 
 userspace: lib-tests
 
-$(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h tests/lib/ep_ranks.h tests/lib/ep_ref.h \
+$(M890_BUILD)/tests/m890-lib-test-%: tests/lib/test_%.c tests/lib/tap.h tests/lib/ep_ranks.h tests/lib/ep_ref.h tests/lib/ep_dev_ref.h \
 		tests/lib/coll_checks.h tests/lib/drv_param.h tests/lib/rank_timeout.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
