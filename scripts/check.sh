@@ -46,7 +46,7 @@ run_suite() {
 		failed=$((failed + 1))
 	fi
 	if [ $failed != "$f0" ]; then
-		grep -E '^(\[vm[0-9]+\] )?( *not ok|#.*(FAIL|fail))|guest-run:' "$log" | head -20 |
+		grep -E '^(\[vm[0-9]+\] )?( *not ok|#.*(FAIL|fail)|init: )|guest-run:' "$log" | head -20 |
 			sed 's/^/    /'
 	fi
 }

@@ -173,8 +173,9 @@ fi
 # oopses or panics before the command runs (seen about once in 15 boots
 # under TCG: an int3 oops in sched_clock_cpu during init; /init reports
 # one as M890-RETRY-BOOT) gets one fresh boot, reported; a second one
-# fails the run.  Hangs and oopses after that are the command's and are
-# never retried, and a card that does not probe fails the run at once.
+# fails the run.  Hangs and oopses from the loading of m890.ko on (/init
+# prints M890-INSMOD just before it) are the driver's or the command's and
+# are never retried, and a card that does not probe fails the run at once.
 #
 # run_vm DIR VM PREFIX: boot VM number VM, print its console (each line
 # prefixed by PREFIX) and leave the guest's exit status in DIR/rc.
@@ -182,7 +183,7 @@ fi
 # the power-off, ACPI, and the PCI core's early "Fatal: No config space
 # access function" (microvm has no config ports; the kernel takes the ECAM from
 # ACPI's host bridge a moment later and every card probes through it).
-console_quiet='^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED|CMD$)|\[ *[0-9.]+\] (reboot|ACPI|PCI: Fatal: No config space access function found$))'
+console_quiet='^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED|CMD$|INSMOD$)|\[ *[0-9.]+\] (reboot|ACPI|PCI: Fatal: No config space access function found$))'
 
 run_vm() {
 	local dir=$1 v=$2 prefix=$3 attempt=0 booted t pipeline qrc rc
@@ -227,12 +228,13 @@ run_vm() {
 		fi
 		# A kernel that oopsed or panicked before the command ran: one
 		# fresh boot, reported; a second such boot fails the run.
-		if [ $oopses_left -gt 0 ] && ! grep -q '^M890-CMD$' "$dir/console.log" &&
+		if ! grep -q -E '^M890-(INSMOD|CMD)$' "$dir/console.log" &&
 			grep -q -E '^M890-RETRY-BOOT|Kernel panic|Oops' "$dir/console.log"; then
-			oopses_left=0
 			echo "guest-run: ${prefix}guest kernel failed before the command ran (attempt $attempt):" \
 				"$(grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:' "$dir/console.log")" \
-				"; restarting it once" >&2
+				"$( [ $oopses_left -gt 0 ] && echo '; restarting it once' || echo '; a second time: the run fails')" >&2
+			[ $oopses_left -gt 0 ] || break
+			oopses_left=0
 			continue
 		fi
 		break

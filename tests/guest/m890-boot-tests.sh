@@ -12,7 +12,8 @@
 #   beside another), and so does a card more than was asked for;
 # - GUEST_CPUS, GUEST_MEM, GUEST_APPEND (m890.max_vectors=1: one MSI-X
 #   vector shared by events and every queue) and QEMU_OPTS reach the guest,
-#   and bad values are refused before anything boots.
+#   and bad values are refused before anything boots;
+# - a kernel oops before m890.ko loads is retried once, one after is not.
 # Prints TAP.
 #
 # usage: m890-boot-tests.sh [-l LOG]
@@ -90,6 +91,22 @@ mapfile -t v < <(grep -v -e '^\[' -e '^guest-run' "$work/out")
 tap $? "... the parameter reached the module, 3 cards use 3 vectors (${v[0]:-?}, ${v[1]:-?})"
 [ "${v[2]:-}" = "# OK: all 9 blocks verified" ] && [ "${v[3]:-}" = 0 ]
 tap $? "... events and every queue on one vector: the all-to-all and the stream tests pass (${v[2]:-?}; stream tests status ${v[3]:-?})"
+
+# A kernel oops before m890.ko loads gets one fresh boot, reported, and a
+# second one fails the run; one from the loading of m890.ko on is never
+# retried (m890test.boot_oops: /init's stand-in for such an oops).
+GUEST_APPEND=m890test.boot_oops=pre boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
+rc=$?
+tries=$(grep -c "restarting it once" "$work/out")
+[ $rc != 0 ] && [ "$tries" = 1 ] && grep -q 'a second time: the run fails' "$work/out" &&
+	! grep -q THE-COMMAND-RAN "$work/out"
+tap $? "an oops before m890.ko loads: one fresh boot, reported, and a second fails the run (status $rc, $tries restart)"
+GUEST_APPEND=m890test.boot_oops=post boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
+rc=$?
+tries=$(grep -c 'restarting' "$work/out")
+[ $rc != 0 ] && [ "$tries" = 0 ] && grep -q 'stand-in for an oops from m890.ko' "$work/out" &&
+	! grep -q THE-COMMAND-RAN "$work/out"
+tap $? "an oops from the loading of m890.ko on is not retried and fails the run (status $rc, $tries restarts)"
 
 for bad in "GUEST_CPUS=0" "GUEST_CPUS=x" "GUEST_MEM=100" "GUEST_MEM=1G"; do
 	env "$bad" "$run" -n 1 -- true >"$work/out" 2>&1
