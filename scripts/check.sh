@@ -94,12 +94,13 @@ done
 # 4. The collective tests alone on other card counts (one short boot each):
 # all-to-all, grouped send/recv, EP dispatch/combine, one process per
 # card and the collective metadata exchange, and EP on per-rank
-# communicators (one process per card, fabric), the per-rank stress and
+# communicators (one process per card, fabric), EP with routing on the
+# card (one process, one process per card), the per-rank stress and
 # hazard test, on 4 cards.
 for n in ${CHECK_COLL_CARDS:-4}; do
 	run_suite "guest-${n}cards-collectives" "$top/scripts/guest-run.sh" -n "$n" \
 		-t "${GUEST_TIMEOUT:-1200}" -l "$logdir/guest-${n}cards-collectives.console.log" -- \
-		'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc m890-lib-test-meta m890-lib-test-ep_mproc m890-lib-test-ep_fabric m890-lib-test-rankstress m890-lib-test-dcoll m890-lib-test-group; do echo "# suite $t"; $t || rc=1; done; exit $rc'
+		'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc m890-lib-test-meta m890-lib-test-ep_mproc m890-lib-test-ep_fabric m890-lib-test-ep_dev m890-lib-test-ep_dev_mproc m890-lib-test-rankstress m890-lib-test-dcoll m890-lib-test-group; do echo "# suite $t"; $t || rc=1; done; exit $rc'
 done
 # 5. Two VMs of two cards on one icn-switchd: the joined fabric seen from
 # each guest (tests/guest/m890-vm-fabric.sh).  Cross-VM data, a VM that
