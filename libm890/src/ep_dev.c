@@ -443,16 +443,34 @@ static void pkt_rows(union m890_packet *p, const struct m890_ep *ep,
 	c->mx_dtype = mx_dtype;
 }
 
-/* One semaphore operation on every rank's word of the target list @tgt. */
+/*
+ * One semaphore operation on every rank's word of the target list @tgt
+ * (@values: a list of one value per target, or 0 for @value).  A list
+ * names two targets or more (spec §7.5): on one rank the operation goes
+ * to @self, this rank's own word, in the single form, and a value taken
+ * from memory is moved there by an 8-byte COPY.
+ */
 static void pkt_signal_all(union m890_packet *p, uint32_t n, uint64_t tgt,
-			   uint32_t op, uint64_t value, uint64_t values)
+			   uint32_t op, uint64_t value, uint64_t values,
+			   uint64_t self)
 {
 	struct m890_pkt_signal *s = &p->signal;
 
 	memset(p, 0, sizeof(*p));
+	if (n == 1 && values) {
+		p->copy.hdr = M890_PKT_HDR(M890_PKT_COPY, 0);
+		p->copy.src = values;
+		p->copy.dst = self;
+		p->copy.size = 8;
+		return;
+	}
 	s->hdr = M890_PKT_HDR(M890_PKT_SIGNAL, 0);
 	s->op = op;
 	s->value = value;
+	if (n == 1) {
+		s->addr = self;
+		return;
+	}
 	s->count = n;
 	s->targets = tgt;
 	s->values = values;
@@ -648,8 +666,9 @@ static void epd_dispatch_packets(struct m890_ep *ep, uint32_t i, uint64_t e,
 			 ep->info.row_bytes, M890_ROWS_MX, M890_DTYPE_BF16,
 			 epd_mx(type));
 	pkt_signal_all(&p[5], n, priv + m->t_count[hf], M890_SIGNAL_SET, 0,
-		       priv + m->dest_count[hf]);
-	pkt_signal_all(&p[6], n, priv + m->t_arrival, M890_SIGNAL_ADD, 1, 0);
+		       priv + m->dest_count[hf], shared + m->count[hf] + 8ull * i);
+	pkt_signal_all(&p[6], n, priv + m->t_arrival, M890_SIGNAL_ADD, 1, 0,
+		       shared + m->arrival);
 	pkt_wait(&p[7], shared + m->arrival, (uint64_t)n * e);
 	pkt_route_recv(&p[8], ep, m, priv, shared, i, hf);
 }
@@ -771,7 +790,7 @@ M890_EXPORT m890_status_t m890_ep_combine_device(m890_ep_t ep,
 		struct m890_pkt_reduce *r = &p[2].reduce;
 
 		pkt_signal_all(&p[0], (uint32_t)n, priv + m->t_ready,
-			       M890_SIGNAL_ADD, 1, 0);
+			       M890_SIGNAL_ADD, 1, 0, shared + m->ready);
 		pkt_wait(&p[1], shared + m->ready, n * e);
 		memset(&p[2], 0, sizeof(p[2]));
 		r->hdr = M890_PKT_HDR(M890_PKT_REDUCE, 0);

@@ -621,6 +621,12 @@ static void t_wait_event(void)
 
 static uint64_t buf_bytes(int n)
 {
+	/*
+	 * The one-shot check needs more than two scratch slots of
+	 * M890_COMM_SCRATCH_BYTES / n: 8 MiB and more on one rank.
+	 */
+	if (n == 1)
+		return (9ull << 20) + 4096;
 	return n <= 8 ? (5ull << 20) + 4096 : (1ull << 20) + 4096;
 }
 

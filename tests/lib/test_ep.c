@@ -465,6 +465,7 @@ static void test_refused(void)
 	const int32_t *ip[MAXN];
 	const float *wp[MAXN];
 	struct m890_ep_config cfg = M890_EP_CONFIG_INIT;
+	const int ex = 2 * n < K ? K : 2 * n;
 	m890_ep_t ep;
 
 	cfg.max_tokens_per_rank = T;
@@ -480,9 +481,10 @@ static void test_refused(void)
 	cfg.dispatch_type = M890_TYPE_FP32;
 	TAP_STATUS(m890_ep_create(comm, &cfg, &ep), M890_ERROR_INVALID_ARGUMENT);
 
-	setup_create(&su, M890_TYPE_BF16, 2 * n, 0);
-	setup_create(&other, M890_TYPE_BF16, 2 * n, 0);
-	make_routing(2 * n);
+	/* Two experts per rank, and at least K for K distinct per token. */
+	setup_create(&su, M890_TYPE_BF16, ex, 0);
+	setup_create(&other, M890_TYPE_BF16, ex, 0);
+	make_routing(ex);
 	for (int i = 0; i < n; i++) {
 		ip[i] = idx[i];
 		wp[i] = wt[i];
@@ -491,7 +493,7 @@ static void test_refused(void)
 		   M890_ERROR_INVALID_ARGUMENT);
 	TAP_STATUS(m890_ep_dispatch(su.ep, other.lo, su.x, nt, ip, wp, su.recv, su.cnt, str),
 		   M890_ERROR_INVALID_ARGUMENT);
-	idx[0][1] = 2 * n;
+	idx[0][1] = ex;
 	TAP_STATUS(m890_ep_dispatch(su.ep, su.lo, su.x, nt, ip, wp, su.recv, su.cnt, str),
 		   M890_ERROR_INVALID_ARGUMENT);
 	idx[0][1] = idx[0][0] >= 0 ? idx[0][0] : 0;
@@ -500,7 +502,7 @@ static void test_refused(void)
 		   M890_ERROR_INVALID_ARGUMENT);
 	tap_ok(strstr(m890_get_last_error(), "twice") != NULL,
 	       "a repeated expert is named: %s", m890_get_last_error());
-	make_routing(2 * n);
+	make_routing(ex);
 	nt[0] = T + 1;
 	TAP_STATUS(m890_ep_dispatch(su.ep, su.lo, su.x, nt, ip, wp, su.recv, su.cnt, str),
 		   M890_ERROR_INVALID_ARGUMENT);
