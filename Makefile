@@ -226,9 +226,11 @@ fuzz: qemu image-debug
 		'm890_stress --timeout $(FUZZ_TIMEOUT) $(subst ','\'',$(FUZZ_ARGS)) && rmmod m890'
 
 # The host unit tests alone (the first suites of make check): no kernel,
-# QEMU or guest.
+# QEMU or guest; then the function length check (make check's fnlen suite).
 check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
 	@scripts/check-unit.sh
+	@out=$$(scripts/fnlen.sh) && echo "fnlen: no function over 80 lines without a reason" || \
+		{ printf '%s\n' "$$out" | grep -v '^ok '; exit 1; }
 
 # libm890's API reference from its headers (scripts/apidoc.sh; kernel-doc
 # from Debian's linux-source-6.12).  check-unit's apidoc_test fails when

@@ -1036,65 +1036,70 @@ static u64 m890_request_ports(struct genl_info *info)
 enum m890_part_op { M890_PART_ADD, M890_PART_SET, M890_PART_DEL };
 
 /*
- * The partition changes: ADD defines @id and moves @members in; SET moves
- * @members in and every other member of @id to 0; DEL moves every member
- * to 0 and forgets @id.
+ * The request of a partition change: its partition @id and the ports it
+ * names, checked against each other before the switch is asked.
  */
-static int m890_partition_change(struct genl_info *info, enum m890_part_op op)
+static int m890_partition_request(struct genl_info *info, enum m890_part_op op,
+				  u32 *id, u64 *members)
 {
 	struct nlattr *id_attr = info->attrs[ICN_A_PARTITION_ID];
-	struct m890_partition_arg *p;
-	struct m890_device *mdev;
-	u64 members, exist;
-	u32 id, i, to;
-	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, ICN_A_PARTITION_ID))
 		return -EINVAL;
-	id = nla_get_u32(id_attr);
-	members = m890_request_ports(info);
-	if (id == 0 && op != M890_PART_ADD) {
+	*id = nla_get_u32(id_attr);
+	*members = m890_request_ports(info);
+	if (*id == 0 && op != M890_PART_ADD) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
 				    "partition 0 holds the ports of no other partition; it cannot be set or deleted");
 		return -EINVAL;
 	}
-	if (op == M890_PART_SET && !members) {
+	if (op == M890_PART_SET && !*members) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
 				    "give at least one port (delete the partition to empty it)");
 		return -EINVAL;
 	}
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
+	return 0;
+}
 
-	mutex_lock(&m890_fabric_lock);
-	mdev = m890_change_begin(info);
-	if (!mdev) {
-		ret = -ENODEV;
-		goto out;
-	}
-	ret = m890_partitions_read(mdev, p->partition, &p->ports, &exist);
-	if (ret) {
-		GENL_SET_ERR_MSG(info, "switch cannot read the ports");
-		goto out;
-	}
+/*
+ * The request against the switch's partitions @p and the defined ones
+ * @exist: ADD needs a new @id, SET and DEL an existing one, and every
+ * member must be a port of the switch.
+ */
+static int m890_partition_check(struct genl_info *info, enum m890_part_op op,
+				u32 id, u64 members, const struct m890_partition_arg *p,
+				u64 exist)
+{
+	struct nlattr *id_attr = info->attrs[ICN_A_PARTITION_ID];
+
 	if (op == M890_PART_ADD && (exist & BIT_ULL(id))) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id_attr, "the partition exists already");
-		ret = -EEXIST;
-		goto out;
+		return -EEXIST;
 	}
 	if (op != M890_PART_ADD && !(exist & BIT_ULL(id))) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id_attr, "no such partition");
-		ret = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
 	if (p->ports < M890_SW_PORTS && (members >> p->ports)) {
 		GENL_SET_ERR_MSG_FMT(info, "the switch has %u ports only", p->ports);
-		ret = -ERANGE;
-		goto out;
+		return -ERANGE;
 	}
-	if (op == M890_PART_ADD)
-		m890_parts_defined |= BIT_ULL(id);
+	return 0;
+}
+
+/*
+ * Move the ports whose partition @op changes, one switch command each:
+ * @members into @id (ADD, SET), the other members of @id into 0 (SET,
+ * DEL).  Stops at the first port the switch refuses.
+ */
+static int m890_partition_move(struct m890_device *mdev, struct genl_info *info,
+			       enum m890_part_op op, u32 id, u64 members,
+			       const struct m890_partition_arg *p)
+{
+	u32 i, to;
+	int ret;
+
+	lockdep_assert_held(&m890_fabric_lock);
 	for (i = 0; i < p->ports; i++) {
 		if (op != M890_PART_DEL && (members & BIT_ULL(i)))
 			to = id;
@@ -1110,9 +1115,49 @@ static int m890_partition_change(struct genl_info *info, enum m890_part_op op)
 				GENL_SET_ERR_MSG(info, "the switch denies management to this card");
 			else
 				GENL_SET_ERR_MSG_FMT(info, "switch refused to move port %u", i);
-			break;
+			return ret;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The partition changes: ADD defines @id and moves @members in; SET moves
+ * @members in and every other member of @id to 0; DEL moves every member
+ * to 0 and forgets @id.
+ */
+static int m890_partition_change(struct genl_info *info, enum m890_part_op op)
+{
+	struct m890_partition_arg *p;
+	struct m890_device *mdev;
+	u64 members, exist;
+	u32 id;
+	int ret;
+
+	ret = m890_partition_request(info, op, &id, &members);
+	if (ret)
+		return ret;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+
+	mutex_lock(&m890_fabric_lock);
+	mdev = m890_change_begin(info);
+	if (!mdev) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = m890_partitions_read(mdev, p->partition, &p->ports, &exist);
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "switch cannot read the ports");
+		goto out;
+	}
+	ret = m890_partition_check(info, op, id, members, p, exist);
+	if (ret)
+		goto out;
+	if (op == M890_PART_ADD)
+		m890_parts_defined |= BIT_ULL(id);
+	ret = m890_partition_move(mdev, info, op, id, members, p);
 	if (!ret && op == M890_PART_DEL)
 		m890_parts_defined &= ~BIT_ULL(id);
 	/* Also announces an empty partition that was added or deleted. */

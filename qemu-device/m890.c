@@ -168,84 +168,152 @@ static uint32_t m890_read_queue(M890State *s, hwaddr addr)
     return 0;
 }
 
-static uint32_t m890_read32(M890State *s, hwaddr addr)
+/*
+ * The registers are read and written per block of BAR0 (spec §3): the
+ * identification and global control block (§3.1), the MMU (§5), the
+ * queues (§4) and the switch management window (§8.3).  Each block's
+ * function returns false for an address not in it.
+ */
+
+/* Identification and global control (spec §3.1). */
+static bool m890_read_dev(M890State *s, hwaddr addr, uint32_t *val)
 {
-    if (addr >= M890_REG_Q_BASE &&
-        addr < M890_REG_Q(M890_MAX_QUEUES)) {
-        return m890_read_queue(s, addr);
+    switch (addr) {
+    case M890_REG_ID:
+        *val = M890_ID_MAGIC;
+        return true;
+    case M890_REG_VERSION:
+        *val = s->engines ? M890_SPEC_VERSION : M890_SPEC_VERSION_1_0;
+        return true;
+    case M890_REG_CAPS:
+        *val = m890_caps(s);
+        return true;
+    case M890_REG_NUM_QUEUES:
+        *val = s->num_queues;
+        return true;
+    case M890_REG_HBM_SIZE:
+        *val = lo32(s->hbm_size);
+        return true;
+    case M890_REG_HBM_SIZE + 4:
+        *val = hi32(s->hbm_size);
+        return true;
+    case M890_REG_FABRIC:
+        *val = m890_switch_fabric_reg(s);
+        return true;
+    case M890_REG_STATUS:
+        /* a reset is done once abandoned pieces are (spec §9.1) */
+        *val = m890_async_quiet(s) ? M890_STATUS_READY : 0;
+        return true;
+    case M890_REG_SCRATCH:
+        *val = s->scratch;
+        return true;
+    case M890_REG_CLOCK:
+        *val = lo32(m890_clock_ns(s));
+        return true;
+    case M890_REG_CLOCK + 4:
+        *val = hi32(m890_clock_ns(s));
+        return true;
+    case M890_REG_NUM_CTX:
+        *val = M890_NUM_CTX;
+        return true;
+    case M890_REG_NUM_ENGINES:
+        *val = s->engines;
+        return true;
+    case M890_REG_EVT_STATUS:
+        *val = s->evt_status;
+        return true;
+    case M890_REG_EVT_MASK:
+        *val = s->evt_mask;
+        return true;
+    case M890_REG_QERR_STATUS:
+        *val = lo32(s->qerr_status);
+        return true;
+    case M890_REG_QERR_STATUS_HI:
+        *val = hi32(s->qerr_status);
+        return true;
     }
+    return false;
+}
+
+/* The MMU's context table and fault registers (spec §5). */
+static bool m890_read_mmu(M890State *s, hwaddr addr, uint32_t *val)
+{
+    switch (addr) {
+    case M890_REG_MMU_CTX_BASE:
+        *val = lo32(s->mmu_ctx_base);
+        return true;
+    case M890_REG_MMU_CTX_BASE + 4:
+        *val = hi32(s->mmu_ctx_base);
+        return true;
+    case M890_REG_MMU_CTX_COUNT:
+        *val = s->mmu_ctx_count;
+        return true;
+    case M890_REG_MMU_CONTROL:
+        *val = s->mmu_control;
+        return true;
+    case M890_REG_MMU_FAULT_ADDR:
+        *val = lo32(s->fault_addr);
+        return true;
+    case M890_REG_MMU_FAULT_ADDR + 4:
+        *val = hi32(s->fault_addr);
+        return true;
+    case M890_REG_MMU_FAULT_INFO:
+        *val = s->fault_info;
+        return true;
+    case M890_REG_MMU_FAULT_COUNT:
+        *val = s->fault_count;
+        return true;
+    }
+    return false;
+}
+
+/* The switch management window (spec §8.3). */
+static bool m890_read_sw(M890State *s, hwaddr addr, uint32_t *val)
+{
     if (addr >= M890_REG_SW_DATA(0) &&
         addr < M890_REG_SW_DATA(M890_SW_DATA_WORDS)) {
         uint64_t v = s->sw_data[(addr - M890_REG_SW_DATA(0)) / 8];
 
-        return (addr & 4) ? hi32(v) : lo32(v);
+        *val = (addr & 4) ? hi32(v) : lo32(v);
+        return true;
     }
     switch (addr) {
-    case M890_REG_ID:
-        return M890_ID_MAGIC;
-    case M890_REG_VERSION:
-        return s->engines ? M890_SPEC_VERSION : M890_SPEC_VERSION_1_0;
-    case M890_REG_CAPS:
-        return m890_caps(s);
-    case M890_REG_NUM_QUEUES:
-        return s->num_queues;
-    case M890_REG_HBM_SIZE:
-        return lo32(s->hbm_size);
-    case M890_REG_HBM_SIZE + 4:
-        return hi32(s->hbm_size);
-    case M890_REG_FABRIC:
-        return m890_switch_fabric_reg(s);
-    case M890_REG_STATUS:
-        /* a reset is done once abandoned pieces are (spec §9.1) */
-        return m890_async_quiet(s) ? M890_STATUS_READY : 0;
-    case M890_REG_SCRATCH:
-        return s->scratch;
-    case M890_REG_CLOCK:
-        return lo32(m890_clock_ns(s));
-    case M890_REG_CLOCK + 4:
-        return hi32(m890_clock_ns(s));
-    case M890_REG_NUM_CTX:
-        return M890_NUM_CTX;
-    case M890_REG_NUM_ENGINES:
-        return s->engines;
-    case M890_REG_EVT_STATUS:
-        return s->evt_status;
-    case M890_REG_EVT_MASK:
-        return s->evt_mask;
-    case M890_REG_QERR_STATUS:
-        return lo32(s->qerr_status);
-    case M890_REG_QERR_STATUS_HI:
-        return hi32(s->qerr_status);
-    case M890_REG_MMU_CTX_BASE:
-        return lo32(s->mmu_ctx_base);
-    case M890_REG_MMU_CTX_BASE + 4:
-        return hi32(s->mmu_ctx_base);
-    case M890_REG_MMU_CTX_COUNT:
-        return s->mmu_ctx_count;
-    case M890_REG_MMU_CONTROL:
-        return s->mmu_control;
-    case M890_REG_MMU_FAULT_ADDR:
-        return lo32(s->fault_addr);
-    case M890_REG_MMU_FAULT_ADDR + 4:
-        return hi32(s->fault_addr);
-    case M890_REG_MMU_FAULT_INFO:
-        return s->fault_info;
-    case M890_REG_MMU_FAULT_COUNT:
-        return s->fault_count;
     case M890_REG_SW_STATUS:
-        return s->sw_status;
+        *val = s->sw_status;
+        return true;
     case M890_REG_SW_ARG0:
-        return lo32(s->sw_arg[0]);
+        *val = lo32(s->sw_arg[0]);
+        return true;
     case M890_REG_SW_ARG0 + 4:
-        return hi32(s->sw_arg[0]);
+        *val = hi32(s->sw_arg[0]);
+        return true;
     case M890_REG_SW_ARG1:
-        return lo32(s->sw_arg[1]);
+        *val = lo32(s->sw_arg[1]);
+        return true;
     case M890_REG_SW_ARG1 + 4:
-        return hi32(s->sw_arg[1]);
+        *val = hi32(s->sw_arg[1]);
+        return true;
     case M890_REG_SW_EVENT:
-        return s->sw_event;
+        *val = s->sw_event;
+        return true;
     case M890_REG_SW_EVENT_SEQ:
-        return s->sw_event_seq;
+        *val = s->sw_event_seq;
+        return true;
+    }
+    return false;
+}
+
+static uint32_t m890_read32(M890State *s, hwaddr addr)
+{
+    uint32_t val;
+
+    if (addr >= M890_REG_Q_BASE &&
+        addr < M890_REG_Q(M890_MAX_QUEUES)) {
+        return m890_read_queue(s, addr);
+    }
+    if (m890_read_dev(s, addr, &val) || m890_read_mmu(s, addr, &val) ||
+        m890_read_sw(s, addr, &val)) {
+        return val;
     }
     trace_m890_ub_read(addr);
     return 0;
@@ -330,13 +398,11 @@ static void m890_write_queue(M890State *s, hwaddr addr, uint32_t val)
     }
 }
 
-static void m890_write32(M890State *s, hwaddr addr, uint32_t val)
+/* CONTROL, SCRATCH and the event registers (spec §3.1). */
+static bool m890_write_dev(M890State *s, hwaddr addr, uint32_t val)
 {
-    if (addr >= M890_REG_Q_BASE &&
-        addr < M890_REG_Q(M890_MAX_QUEUES)) {
-        m890_write_queue(s, addr, val);
-        return;
-    }
+    uint32_t unmasked;
+
     switch (addr) {
     case M890_REG_CONTROL:
         if (val & M890_CONTROL_RESET) {
@@ -346,36 +412,43 @@ static void m890_write32(M890State *s, hwaddr addr, uint32_t val)
             qemu_log_mask(LOG_GUEST_ERROR,
                           "m890: reserved CONTROL bits 0x%x\n", val);
         }
-        return;
+        return true;
     case M890_REG_SCRATCH:
         s->scratch = val;
-        return;
+        return true;
     case M890_REG_EVT_STATUS:
         s->evt_status &= ~val;
-        return;
-    case M890_REG_EVT_MASK: {
-        uint32_t unmasked = s->evt_mask & ~val;
-
+        return true;
+    case M890_REG_EVT_MASK:
+        unmasked = s->evt_mask & ~val;
         s->evt_mask = val;
         if (s->evt_status & unmasked) {
             m890_msix_notify(s, M890_MSIX_VEC_EVENT);
         }
-        return;
-    }
+        return true;
     case M890_REG_QERR_STATUS:
         s->qerr_status &= ~(uint64_t)val;
-        return;
+        return true;
     case M890_REG_QERR_STATUS_HI:
         s->qerr_status &= ~((uint64_t)val << 32);
-        return;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * The MMU (spec §5): a write to the context table's registers drops
+ * every cached translation.
+ */
+static bool m890_write_mmu(M890State *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
     case M890_REG_MMU_CTX_BASE:
         s->mmu_ctx_base = deposit64(s->mmu_ctx_base, 0, 32, val);
-        m890_mmu_invalidate(s, true, 0);
-        return;
+        break;
     case M890_REG_MMU_CTX_BASE + 4:
         s->mmu_ctx_base = deposit64(s->mmu_ctx_base, 32, 32, val);
-        m890_mmu_invalidate(s, true, 0);
-        return;
+        break;
     case M890_REG_MMU_CTX_COUNT:
         if (val > M890_NUM_CTX) {
             qemu_log_mask(LOG_GUEST_ERROR,
@@ -384,33 +457,55 @@ static void m890_write32(M890State *s, hwaddr addr, uint32_t val)
             val = M890_NUM_CTX;
         }
         s->mmu_ctx_count = val;
-        m890_mmu_invalidate(s, true, 0);
-        return;
+        break;
     case M890_REG_MMU_CONTROL:
         s->mmu_control = val & M890_MMU_CONTROL_ENABLE;
-        m890_mmu_invalidate(s, true, 0);
-        return;
+        break;
     case M890_REG_MMU_INVALIDATE:
         m890_mmu_invalidate(s, val & M890_MMU_INV_ALL,
                             val & M890_MMU_INV_ASID_MASK);
-        return;
+        return true;
+    default:
+        return false;
+    }
+    m890_mmu_invalidate(s, true, 0);
+    return true;
+}
+
+/* The switch command and its arguments (spec §8.3). */
+static bool m890_write_sw(M890State *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
     case M890_REG_SW_CMD:
         m890_switch_cmd(s, val);
-        return;
+        return true;
     case M890_REG_SW_ARG0:
         s->sw_arg[0] = deposit64(s->sw_arg[0], 0, 32, val);
-        return;
+        return true;
     case M890_REG_SW_ARG0 + 4:
         s->sw_arg[0] = deposit64(s->sw_arg[0], 32, 32, val);
-        return;
+        return true;
     case M890_REG_SW_ARG1:
         s->sw_arg[1] = deposit64(s->sw_arg[1], 0, 32, val);
-        return;
+        return true;
     case M890_REG_SW_ARG1 + 4:
         s->sw_arg[1] = deposit64(s->sw_arg[1], 32, 32, val);
+        return true;
+    }
+    return false;
+}
+
+static void m890_write32(M890State *s, hwaddr addr, uint32_t val)
+{
+    if (addr >= M890_REG_Q_BASE &&
+        addr < M890_REG_Q(M890_MAX_QUEUES)) {
+        m890_write_queue(s, addr, val);
         return;
     }
-    m890_bad_write(addr, val);
+    if (!m890_write_dev(s, addr, val) && !m890_write_mmu(s, addr, val) &&
+        !m890_write_sw(s, addr, val)) {
+        m890_bad_write(addr, val);
+    }
 }
 
 static uint64_t m890_mmio_read(void *opaque, hwaddr addr, unsigned size)

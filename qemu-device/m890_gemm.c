@@ -246,12 +246,12 @@ static float32 m890_gemm_dot(const float32 *a, const float32 *w,
  * the switch counters) only if @charge: the engines keep the weights of
  * a group and the rows of a tile, re-reads of this emulation are free.
  */
-static int m890_gemm_read(M890State *s, M890Queue *q, uint64_t va,
-                          void *buf, uint64_t len, bool charge)
+static M890Status m890_gemm_read(M890State *s, M890Queue *q, uint64_t va,
+                                 void *buf, uint64_t len, bool charge)
 {
     uint8_t *p = buf;
     M890Seg g;
-    int ret;
+    M890Status ret;
 
     while (len) {
         ret = m890_seg(s, q, va, len, false, &g);
@@ -262,7 +262,7 @@ static int m890_gemm_read(M890State *s, M890Queue *q, uint64_t va,
             memcpy(p, g.ptr, g.len);
         } else if (pci_dma_read(PCI_DEVICE(s), g.dma, p, g.len) != MEMTX_OK) {
             trace_m890_err_dma(q->index, g.dma, g.len, false);
-            return M890_QERR_DMA;
+            return M890_ST_DMA;
         }
         if (charge) {
             m890_seg_done(s, q, &g, g.len, false);
@@ -306,7 +306,8 @@ typedef struct M890GemmShape {
 } M890GemmShape;
 
 /* Check the packet's fields (spec §7.15, in the order of its table). */
-static int m890_gemm_check(M890State *s, M890Queue *q, M890GemmShape *sh)
+static M890Status m890_gemm_check(M890State *s, M890Queue *q,
+                                  M890GemmShape *sh)
 {
     const struct m890_pkt_gemm *p = &q->pkt.gemm;
     uint64_t rows;
@@ -372,11 +373,12 @@ static int m890_gemm_check(M890State *s, M890Queue *q, M890GemmShape *sh)
 }
 
 /* Start group gs->g: read and check its count (once). */
-static int m890_gemm_group(M890State *s, M890Queue *q, const M890GemmShape *sh)
+static M890Status m890_gemm_group(M890State *s, M890Queue *q,
+                                  const M890GemmShape *sh)
 {
     M890GemmState *gs = &q->gemm;
     uint32_t c;
-    int ret;
+    M890Status ret;
 
     gs->count = sh->cap;
     if (sh->counts) {
@@ -390,7 +392,7 @@ static int m890_gemm_group(M890State *s, M890Queue *q, const M890GemmShape *sh)
             qemu_log_mask(LOG_GUEST_ERROR, "m890: queue %u GEMM group %u: "
                           "count %u over cap %u\n", q->index, gs->g,
                           gs->count, sh->cap);
-            return M890_QERR_CAPACITY;
+            return M890_ST_CAPACITY;
         }
     }
     gs->pos = 0;
@@ -405,13 +407,14 @@ static int m890_gemm_group(M890State *s, M890Queue *q, const M890GemmShape *sh)
  * and check the rows they name; with SCATTER_ADD decide which rows are
  * written for the first time.
  */
-static int m890_gemm_tile(M890State *s, M890Queue *q, const M890GemmShape *sh)
+static M890Status m890_gemm_tile(M890State *s, M890Queue *q,
+                                 const M890GemmShape *sh)
 {
     M890GemmState *gs = &q->gemm;
     uint64_t x0 = (uint64_t)gs->g * sh->cap + gs->pos, r;
     uint32_t v[M890_GEMM_TILE_ROWS];
     unsigned int i, nr = MIN(M890_GEMM_TILE_ROWS, gs->count - gs->pos);
-    int ret;
+    M890Status ret;
 
     gs->nrows = nr;
     for (i = 0; i < nr; i++) {
@@ -465,84 +468,125 @@ static int m890_gemm_tile(M890State *s, M890Queue *q, const M890GemmShape *sh)
 }
 
 /*
- * One piece: the tile's rows by column tile gs->ct.  The weights are
- * charged with the group's first row tile, the activation rows with the
- * first column tile, so every byte is charged once whatever the tiling.
+ * The weight rows of the piece's @nc columns from @c0 (with SWIGLU then
+ * their gate rows, n further on) decoded into m890_gemm_wbuf; *@nwr is
+ * their number.  Charged with the group's first row tile.
  */
-static int m890_gemm_piece(M890State *s, M890Queue *q, const M890GemmShape *sh,
-                           M890Budget *b, float_status *st)
+static M890Status m890_gemm_weights(M890State *s, M890Queue *q,
+                                    const M890GemmShape *sh, unsigned int c0,
+                                    unsigned int nc, float_status *st,
+                                    unsigned int *nwr)
 {
     M890GemmState *gs = &q->gemm;
-    const struct m890_pkt_gemm *p = sh->p;
-    unsigned int c0 = gs->ct * M890_GEMM_TILE_COLS;
-    unsigned int nc = MIN(M890_GEMM_TILE_COLS, sh->n - c0);
-    unsigned int i, j, nwr = 0, live = 0;
     unsigned int wsel[M890_GEMM_WROWS];
-    uint16_t *ob = (uint16_t *)s->bounce;
-    uint64_t macs, va;
-    int ret;
+    unsigned int j, n = 0;
+    M890Status ret;
+    uint64_t va;
 
     for (j = 0; j < nc; j++) {
-        wsel[nwr++] = c0 + j;
+        wsel[n++] = c0 + j;
     }
     if (sh->flags & M890_GEMM_F_SWIGLU) {
         for (j = 0; j < nc; j++) {
-            wsel[nwr++] = sh->n + c0 + j;
+            wsel[n++] = sh->n + c0 + j;
         }
     }
-    for (j = 0; j < nwr; j++) {
+    for (j = 0; j < n; j++) {
         va = sh->w + gs->g * sh->wgroup + wsel[j] * sh->wrow;
         ret = m890_gemm_read(s, q, va, s->bounce, sh->wrow, gs->pos == 0);
         if (ret) {
             return ret;
         }
-        m890_gemm_decode(p->w_dtype, s->bounce, sh->k,
+        m890_gemm_decode(sh->p->w_dtype, s->bounce, sh->k,
                          m890_gemm_wbuf + (uint64_t)j * sh->k, st);
     }
-    for (i = 0; i < gs->nrows; i++) {
-        uint32_t ar = gs->arow[i], orow = gs->orow[i];
-        float32 *a = m890_gemm_abuf + (uint64_t)i * sh->k;
-        float32 w = m890_f32(gs->w[i]);
+    *nwr = n;
+    return 0;
+}
 
-        if (ar == M890_INDEX_NONE || orow == M890_INDEX_NONE) {
-            continue;
-        }
-        live++;
-        ret = m890_gemm_read(s, q, sh->a + ar * sh->arow, s->bounce, sh->arow,
-                             gs->ct == 0);
+/*
+ * Row @i of the tile by the piece's @nc columns from @c0: the activation
+ * row decoded (charged with the first column tile), each output its dot
+ * product (through SWIGLU), with SCATTER_ADD scaled by the row's weight
+ * and added to the output row unless this is its first write; stored as
+ * bf16.
+ */
+static M890Status m890_gemm_row(M890State *s, M890Queue *q,
+                                const M890GemmShape *sh, unsigned int i,
+                                unsigned int c0, unsigned int nc,
+                                float_status *st)
+{
+    M890GemmState *gs = &q->gemm;
+    float32 *a = m890_gemm_abuf + (uint64_t)i * sh->k;
+    float32 w = m890_f32(gs->w[i]);
+    uint16_t *ob = (uint16_t *)s->bounce;
+    unsigned int j;
+    M890Status ret;
+    uint64_t va;
+
+    ret = m890_gemm_read(s, q, sh->a + gs->arow[i] * sh->arow, s->bounce,
+                         sh->arow, gs->ct == 0);
+    if (ret) {
+        return ret;
+    }
+    m890_gemm_decode(sh->p->a_dtype, s->bounce, sh->k, a, st);
+    va = sh->out + gs->orow[i] * sh->orow + c0 * 2ull;
+    if (sh->scatter && !gs->fresh[i]) {
+        ret = m890_rw(s, q, va, ob, nc * 2, false);
         if (ret) {
             return ret;
         }
-        m890_gemm_decode(p->a_dtype, s->bounce, sh->k, a, st);
-        va = sh->out + orow * sh->orow + c0 * 2ull;
-        if (sh->scatter && !gs->fresh[i]) {
-            ret = m890_rw(s, q, va, ob, nc * 2, false);
-            if (ret) {
-                return ret;
-            }
-        }
-        for (j = 0; j < nc; j++) {
-            float32 v = m890_gemm_dot(a, m890_gemm_wbuf + (uint64_t)j * sh->k,
+    }
+    for (j = 0; j < nc; j++) {
+        float32 v = m890_gemm_dot(a, m890_gemm_wbuf + (uint64_t)j * sh->k,
+                                  sh->k, st);
+
+        if (sh->flags & M890_GEMM_F_SWIGLU) {
+            float32 u = m890_gemm_dot(a, m890_gemm_wbuf +
+                                      (uint64_t)(nc + j) * sh->k,
                                       sh->k, st);
 
-            if (sh->flags & M890_GEMM_F_SWIGLU) {
-                float32 u = m890_gemm_dot(a, m890_gemm_wbuf +
-                                          (uint64_t)(nc + j) * sh->k,
-                                          sh->k, st);
-
-                v = m890_gemm_swiglu(v, u, st);
-            }
-            if (sh->scatter) {
-                v = float32_mul(w, v, st);
-                if (!gs->fresh[i]) {
-                    float32 old = m890_f32((uint32_t)lduw_le_p(&ob[j]) << 16);
-
-                    v = float32_add(old, v, st);
-                }
-            }
-            stw_le_p(&ob[j], m890_gemm_bf16(v));
+            v = m890_gemm_swiglu(v, u, st);
         }
-        ret = m890_rw(s, q, va, ob, nc * 2, true);
+        if (sh->scatter) {
+            v = float32_mul(w, v, st);
+            if (!gs->fresh[i]) {
+                float32 old = m890_f32((uint32_t)lduw_le_p(&ob[j]) << 16);
+
+                v = float32_add(old, v, st);
+            }
+        }
+        stw_le_p(&ob[j], m890_gemm_bf16(v));
+    }
+    return m890_rw(s, q, va, ob, nc * 2, true);
+}
+
+/*
+ * One piece: the tile's rows by column tile gs->ct.  The weights are
+ * charged with the group's first row tile, the activation rows with the
+ * first column tile, so every byte is charged once whatever the tiling.
+ */
+static M890Status m890_gemm_piece(M890State *s, M890Queue *q,
+                                  const M890GemmShape *sh, M890Budget *b,
+                                  float_status *st)
+{
+    M890GemmState *gs = &q->gemm;
+    unsigned int c0 = gs->ct * M890_GEMM_TILE_COLS;
+    unsigned int nc = MIN(M890_GEMM_TILE_COLS, sh->n - c0);
+    unsigned int i, nwr, live = 0;
+    M890Status ret;
+    uint64_t macs;
+
+    ret = m890_gemm_weights(s, q, sh, c0, nc, st, &nwr);
+    if (ret) {
+        return ret;
+    }
+    for (i = 0; i < gs->nrows; i++) {
+        if (gs->arow[i] == M890_INDEX_NONE || gs->orow[i] == M890_INDEX_NONE) {
+            continue;
+        }
+        live++;
+        ret = m890_gemm_row(s, q, sh, i, c0, nc, st);
         if (ret) {
             return ret;
         }
@@ -558,7 +602,7 @@ M890Status m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
     M890GemmState *gs = &q->gemm;
     M890GemmShape sh = { 0 };
     float_status st;
-    int ret;
+    M890Status ret;
 
     QEMU_BUILD_BUG_ON(M890_GEMM_K_MAX * 2 > M890_BOUNCE_SIZE);
     QEMU_BUILD_BUG_ON(M890_GEMM_TILE_COLS * 2 > M890_BOUNCE_SIZE);

@@ -255,13 +255,9 @@ static M890Status m890_rows_step(M890State *s, M890Queue *q, const M890Rows *r,
     return 0;
 }
 
-/* Decode and check a COPY_ROWS packet (spec 7.13, in its table's order). */
-static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
+/* The fields of a COPY_ROWS packet into @r, unchecked. */
+static void m890_rows_fields(const struct m890_pkt_copy_rows *p, M890Rows *r)
 {
-    const struct m890_pkt_copy_rows *p = &q->pkt.copy_rows;
-    uint32_t sp = le32_to_cpu(p->src_pitch), dp = le32_to_cpu(p->dst_pitch);
-    unsigned int t, nel;
-
     r->row_bytes = le32_to_cpu(p->row_bytes);
     r->count = le32_to_cpu(p->count);
     r->seg_rows = le32_to_cpu(p->seg_rows);
@@ -274,6 +270,14 @@ static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
     r->op = p->op;
     r->esz = p->dtype == M890_DTYPE_FP32 ? 4 : 2;
     r->f = p->mx_dtype == M890_DTYPE_MXFP4 ? &m890_fp4 : &m890_fp8;
+}
+
+/* Each field of @p on its own, in the spec's table order (7.13). */
+static M890Status m890_rows_check_fields(M890Queue *q,
+                                         const struct m890_pkt_copy_rows *p,
+                                         const M890Rows *r)
+{
+    unsigned int t;
 
     if (p->rsvd0) {
         return m890_bad_field(q, "copy_rows reserved");
@@ -314,6 +318,20 @@ static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
         (r->op == M890_ROWS_MX && r->row_bytes % (M890_MX_BLOCK * r->esz))) {
         return m890_bad_field(q, "copy_rows row_bytes for op");
     }
+    return 0;
+}
+
+/*
+ * A row's bytes on each side and the pitches (0: row_bytes), checked
+ * against each other, then the capability the op needs.
+ */
+static M890Status m890_rows_shape(M890State *s, M890Queue *q,
+                                  const struct m890_pkt_copy_rows *p,
+                                  M890Rows *r)
+{
+    uint32_t sp = le32_to_cpu(p->src_pitch), dp = le32_to_cpu(p->dst_pitch);
+    unsigned int nel;
+
     /* the destination row: MX elements, then one scale per 32 */
     r->len[0] = r->row_bytes;
     r->len[1] = r->row_bytes;
@@ -332,9 +350,14 @@ static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
                                    "copy_rows ADD" : "copy_rows MX");
         return M890_ST_UNSUPPORTED;
     }
-    if (!r->count) {
-        return 0;
-    }
+    return 0;
+}
+
+/* The index lists, the tables and the rows of @r's count within VA space. */
+static M890Status m890_rows_check_ranges(M890Queue *q, const M890Rows *r)
+{
+    unsigned int t;
+
     for (t = 0; t < 2; t++) {
         if (r->idx[t] && !m890_range_ok(r->idx[t], (uint64_t)r->count * 4)) {
             return m890_bad_field(q, "copy_rows index list range");
@@ -354,6 +377,24 @@ static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
         }
     }
     return 0;
+}
+
+/* Decode and check a COPY_ROWS packet (spec 7.13, in its table's order). */
+static M890Status m890_rows_decode(M890State *s, M890Queue *q, M890Rows *r)
+{
+    const struct m890_pkt_copy_rows *p = &q->pkt.copy_rows;
+    M890Status ret;
+
+    m890_rows_fields(p, r);
+    ret = m890_rows_check_fields(q, p, r);
+    if (ret) {
+        return ret;
+    }
+    ret = m890_rows_shape(s, q, p, r);
+    if (ret || !r->count) {
+        return ret;
+    }
+    return m890_rows_check_ranges(q, r);
 }
 
 /* COPY_ROWS: progress counts source bytes over count * row_bytes. */
@@ -531,87 +572,179 @@ static M890Status m890_route_ids(M890State *s, M890Queue *q, const M890Route *r,
     return 0;
 }
 
+/*
+ * SEND pass 1: the tokens each rank receives (a token counts once per
+ * rank however many of its k experts are there), then every rank's
+ * block in the send lists, in the order my_rank + 1, .., my_rank.
+ */
+static M890Status m890_send_count(M890State *s, M890Queue *q,
+                                  const M890Route *r, M890Budget *b)
+{
+    M890RowsState *rs = &q->rows;
+    uint8_t hit[M890_ROUTE_MAX_RANKS];
+    int32_t ids[M890_REDUCE_MAX_K];
+    uint32_t d, pos, i;
+    unsigned int j;
+    M890Status ret;
+
+    if (!q->progress) {
+        memset(rs->cnt1, 0, sizeof(rs->cnt1));
+        memset(rs->cnt2, 0, sizeof(rs->cnt2));
+    }
+    for (; q->progress < r->tokens; q->progress++) {
+        if (!m890_budget_left(b)) {
+            return M890_EXEC_MORE;
+        }
+        ret = m890_route_ids(s, q, r, q->progress, ids);
+        if (ret) {
+            return ret;
+        }
+        memset(hit, 0, r->ranks);
+        for (j = 0; j < r->k; j++) {
+            if (ids[j] >= 0 && !hit[ids[j] / r->L]) {
+                hit[ids[j] / r->L] = 1;
+                rs->cnt1[ids[j] / r->L]++;
+            }
+        }
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
+    }
+    pos = 0;
+    for (i = 1; i <= r->ranks; i++) {
+        d = (r->my_rank + i) % r->ranks;
+        rs->first[d] = pos;
+        pos += rs->cnt1[d];
+    }
+    rs->total = pos;
+    return 0;
+}
+
+/* SEND: dest_count, each rank's count and the tag, in one write. */
+static M890Status m890_send_counts(M890State *s, M890Queue *q,
+                                   const M890Route *r, M890Budget *b)
+{
+    M890RowsState *rs = &q->rows;
+    uint64_t *cnt = (uint64_t *)s->bounce;
+    uint32_t d;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_RANKS * 8 > M890_BOUNCE_SIZE);
+    if (!m890_budget_left(b)) {
+        return M890_EXEC_MORE;
+    }
+    for (d = 0; d < r->ranks; d++) {
+        cnt[d] = cpu_to_le64((uint64_t)r->cap << 32 | rs->cnt1[d]);
+    }
+    ret = m890_rw(s, q, r->out[2], cnt, r->ranks * 8ull, true);
+    if (ret) {
+        return ret;
+    }
+    m890_budget_charge(b, M890_STEP_CHARGE, 0);
+    return 0;
+}
+
+/* SEND: both lists' entries from q->progress to ranks * tmax, NONE. */
+static M890Status m890_send_fill(M890State *s, M890Queue *q,
+                                 const M890Route *r, M890Budget *b)
+{
+    uint64_t lists = (uint64_t)r->ranks * r->tmax, n;
+    M890Status ret;
+
+    memset(s->bounce, 0xff, M890_BOUNCE_SIZE);
+    while (q->progress < lists) {
+        if (!m890_budget_left(b)) {
+            return M890_EXEC_MORE;
+        }
+        n = MIN(lists - q->progress, M890_BOUNCE_SIZE / 4);
+        ret = m890_rw(s, q, r->out[0] + q->progress * 4, s->bounce, n * 4,
+                      true);
+        if (!ret) {
+            ret = m890_rw(s, q, r->out[1] + q->progress * 4, s->bounce,
+                          n * 4, true);
+        }
+        if (ret) {
+            return ret;
+        }
+        q->progress += n;
+        m890_budget_charge(b, n * 8, 0);
+    }
+    return 0;
+}
+
+/*
+ * SEND pass 2 for token @t: its entry in the send lists of each rank it
+ * goes to (the token and its combine index), and its k combine indices.
+ */
+static M890Status m890_send_token(M890State *s, M890Queue *q,
+                                  const M890Route *r, uint32_t t)
+{
+    M890RowsState *rs = &q->rows;
+    uint8_t hit[M890_ROUTE_MAX_RANKS];
+    uint32_t comb[M890_REDUCE_MAX_K], v[2], c, d, pos;
+    int32_t ids[M890_REDUCE_MAX_K];
+    unsigned int j;
+    M890Status ret;
+
+    ret = m890_route_ids(s, q, r, t, ids);
+    if (ret) {
+        return ret;
+    }
+    memset(hit, 0, r->ranks);
+    for (j = 0; j < r->k; j++) {
+        comb[j] = cpu_to_le32(M890_INDEX_NONE);
+        if (ids[j] < 0 || hit[ids[j] / r->L]) {
+            continue;
+        }
+        d = ids[j] / r->L;
+        hit[d] = 1;
+        c = rs->cnt2[d];
+        if (c >= rs->cnt1[d]) {
+            continue;   /* the ids changed since pass 1 */
+        }
+        rs->cnt2[d]++;
+        comb[j] = cpu_to_le32(d * r->tmax + c);
+        pos = rs->first[d] + c;
+        v[0] = cpu_to_le32(t);
+        v[1] = comb[j];
+        ret = m890_rw(s, q, r->out[0] + pos * 4ull, &v[0], 4, true);
+        if (!ret) {
+            ret = m890_rw(s, q, r->out[1] + pos * 4ull, &v[1], 4, true);
+        }
+        if (ret) {
+            return ret;
+        }
+    }
+    return m890_rw(s, q, r->out[3] + (uint64_t)t * r->k * 4, comb, r->k * 4,
+                   true);
+}
+
 /* MOE_ROUTE SEND; q->progress counts tokens or list entries of a step. */
 static M890Status m890_route_send(M890State *s, M890Queue *q,
                                   const M890Route *r, M890Budget *b)
 {
     M890RowsState *rs = &q->rows;
-    uint64_t lists = (uint64_t)r->ranks * r->tmax, n;
-    uint8_t hit[M890_ROUTE_MAX_RANKS];
-    uint32_t comb[M890_REDUCE_MAX_K], v[2], c, d, pos, i;
-    int32_t ids[M890_REDUCE_MAX_K];
-    uint64_t *cnt = (uint64_t *)s->bounce;
-    unsigned int j;
     M890Status ret;
 
-    QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_RANKS * 8 > M890_BOUNCE_SIZE);
     switch (rs->phase) {
     case M890_SEND_COUNT:
-        if (!q->progress) {
-            memset(rs->cnt1, 0, sizeof(rs->cnt1));
-            memset(rs->cnt2, 0, sizeof(rs->cnt2));
+        ret = m890_send_count(s, q, r, b);
+        if (ret) {
+            return ret;
         }
-        for (; q->progress < r->tokens; q->progress++) {
-            if (!m890_budget_left(b)) {
-                return M890_EXEC_MORE;
-            }
-            ret = m890_route_ids(s, q, r, q->progress, ids);
-            if (ret) {
-                return ret;
-            }
-            memset(hit, 0, r->ranks);
-            for (j = 0; j < r->k; j++) {
-                if (ids[j] >= 0 && !hit[ids[j] / r->L]) {
-                    hit[ids[j] / r->L] = 1;
-                    rs->cnt1[ids[j] / r->L]++;
-                }
-            }
-            m890_budget_charge(b, M890_STEP_CHARGE, 0);
-        }
-        /* rank blocks in the order my_rank + 1, .., my_rank */
-        pos = 0;
-        for (i = 1; i <= r->ranks; i++) {
-            d = (r->my_rank + i) % r->ranks;
-            rs->first[d] = pos;
-            pos += rs->cnt1[d];
-        }
-        rs->total = pos;
         rs->phase = M890_SEND_COUNTS;
         q->progress = 0;
         /* fall through */
     case M890_SEND_COUNTS:
-        if (!m890_budget_left(b)) {
-            return M890_EXEC_MORE;
-        }
-        for (d = 0; d < r->ranks; d++) {
-            cnt[d] = cpu_to_le64((uint64_t)r->cap << 32 | rs->cnt1[d]);
-        }
-        ret = m890_rw(s, q, r->out[2], cnt, r->ranks * 8ull, true);
+        ret = m890_send_counts(s, q, r, b);
         if (ret) {
             return ret;
         }
-        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_SEND_FILL;
         q->progress = rs->total;
         /* fall through */
     case M890_SEND_FILL:
-        memset(s->bounce, 0xff, M890_BOUNCE_SIZE);
-        while (q->progress < lists) {
-            if (!m890_budget_left(b)) {
-                return M890_EXEC_MORE;
-            }
-            n = MIN(lists - q->progress, M890_BOUNCE_SIZE / 4);
-            ret = m890_rw(s, q, r->out[0] + q->progress * 4, s->bounce, n * 4,
-                          true);
-            if (!ret) {
-                ret = m890_rw(s, q, r->out[1] + q->progress * 4, s->bounce,
-                              n * 4, true);
-            }
-            if (ret) {
-                return ret;
-            }
-            q->progress += n;
-            m890_budget_charge(b, n * 8, 0);
+        ret = m890_send_fill(s, q, r, b);
+        if (ret) {
+            return ret;
         }
         rs->phase = M890_SEND_LISTS;
         q->progress = 0;
@@ -621,38 +754,7 @@ static M890Status m890_route_send(M890State *s, M890Queue *q,
             if (!m890_budget_left(b)) {
                 return M890_EXEC_MORE;
             }
-            ret = m890_route_ids(s, q, r, q->progress, ids);
-            if (ret) {
-                return ret;
-            }
-            memset(hit, 0, r->ranks);
-            for (j = 0; j < r->k; j++) {
-                comb[j] = cpu_to_le32(M890_INDEX_NONE);
-                if (ids[j] < 0 || hit[ids[j] / r->L]) {
-                    continue;
-                }
-                d = ids[j] / r->L;
-                hit[d] = 1;
-                c = rs->cnt2[d];
-                if (c >= rs->cnt1[d]) {
-                    continue;   /* the ids changed since pass 1 */
-                }
-                rs->cnt2[d]++;
-                comb[j] = cpu_to_le32(d * r->tmax + c);
-                pos = rs->first[d] + c;
-                v[0] = cpu_to_le32(q->progress);
-                v[1] = comb[j];
-                ret = m890_rw(s, q, r->out[0] + pos * 4ull, &v[0], 4, true);
-                if (!ret) {
-                    ret = m890_rw(s, q, r->out[1] + pos * 4ull, &v[1], 4,
-                                  true);
-                }
-                if (ret) {
-                    return ret;
-                }
-            }
-            ret = m890_rw(s, q, r->out[3] + (uint64_t)q->progress * r->k * 4,
-                          comb, r->k * 4, true);
+            ret = m890_send_token(s, q, r, q->progress);
             if (ret) {
                 return ret;
             }
@@ -662,100 +764,160 @@ static M890Status m890_route_send(M890State *s, M890Queue *q,
     }
 }
 
+/* RECV: the rows received from each source (dest_count's low half). */
+static M890Status m890_recv_counts(M890State *s, M890Queue *q,
+                                   const M890Route *r, M890Budget *b)
+{
+    M890RowsState *rs = &q->rows;
+    uint64_t *cnt = (uint64_t *)s->bounce;
+    uint32_t src;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_RANKS * 8 > M890_BOUNCE_SIZE);
+    if (!m890_budget_left(b)) {
+        return M890_EXEC_MORE;
+    }
+    ret = m890_rw(s, q, r->out[3], cnt, r->ranks * 8ull, false);
+    if (ret) {
+        return ret;
+    }
+    for (src = 0; src < r->ranks; src++) {
+        rs->got[src] = (uint32_t)le64_to_cpu(cnt[src]);
+        if (rs->got[src] > r->tmax) {
+            return m890_bad_field(q, "moe_route receive count");
+        }
+    }
+    memset(rs->ecount, 0, sizeof(rs->ecount));
+    m890_budget_charge(b, M890_STEP_CHARGE, 0);
+    return 0;
+}
+
+/*
+ * RECV for meta row @row: its row index and weight appended to the
+ * lists of each of its k experts that is on this rank (up to cap rows
+ * each; ecount counts past cap too).
+ */
+static M890Status m890_recv_row(M890State *s, M890Queue *q,
+                                const M890Route *r, uint64_t row)
+{
+    M890RowsState *rs = &q->rows;
+    uint32_t meta[2 * M890_REDUCE_MAX_K], e, le, pos, v;
+    unsigned int j;
+    uint64_t at;
+    M890Status ret;
+
+    ret = m890_rw(s, q, r->ids + row * r->k * 8, meta, r->k * 8, false);
+    if (ret) {
+        return ret;
+    }
+    for (j = 0; j < r->k; j++) {
+        e = le32_to_cpu(meta[j]);
+        if ((int32_t)e < 0 || e / r->L != r->my_rank) {
+            continue;
+        }
+        le = e % r->L;
+        pos = rs->ecount[le]++;
+        if (pos >= r->cap) {
+            continue;
+        }
+        at = ((uint64_t)le * r->cap + pos) * 4;
+        v = cpu_to_le32(row);
+        ret = m890_rw(s, q, r->out[1] + at, &v, 4, true);
+        if (!ret) {
+            ret = m890_rw(s, q, r->out[2] + at, &meta[r->k + j], 4, true);
+        }
+        if (ret) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+/* RECV: every source's received meta rows, in row order. */
+static M890Status m890_recv_rows(M890State *s, M890Queue *q,
+                                 const M890Route *r, M890Budget *b)
+{
+    uint64_t rows = (uint64_t)r->ranks * r->tmax;
+    M890RowsState *rs = &q->rows;
+    uint32_t src;
+    M890Status ret;
+
+    while (q->progress < rows) {
+        if (!m890_budget_left(b)) {
+            return M890_EXEC_MORE;
+        }
+        src = q->progress / r->tmax;
+        if (q->progress % r->tmax >= rs->got[src]) {
+            q->progress = (uint64_t)(src + 1) * r->tmax;
+            continue;
+        }
+        ret = m890_recv_row(s, q, r, q->progress);
+        if (ret) {
+            return ret;
+        }
+        q->progress++;
+        m890_budget_charge(b, M890_STEP_CHARGE, 0);
+    }
+    return 0;
+}
+
+/* RECV: expert_count; CAPACITY when an expert got more than cap rows. */
+static M890Status m890_recv_done(M890State *s, M890Queue *q,
+                                 const M890Route *r, M890Budget *b)
+{
+    M890RowsState *rs = &q->rows;
+    uint32_t *out = (uint32_t *)s->bounce;
+    uint64_t over = 0;
+    uint32_t le;
+    M890Status ret;
+
+    QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_EXPERTS * 4 > M890_BOUNCE_SIZE);
+    if (!m890_budget_left(b)) {
+        return M890_EXEC_MORE;
+    }
+    for (le = 0; le < r->L; le++) {
+        out[le] = cpu_to_le32(rs->ecount[le]);
+        if (rs->ecount[le] > r->cap) {
+            over++;
+        }
+    }
+    ret = m890_rw(s, q, r->out[0], out, r->L * 4ull, true);
+    if (ret) {
+        return ret;
+    }
+    m890_budget_charge(b, M890_STEP_CHARGE, 0);
+    if (over) {
+        trace_m890_err_capacity(q->index, over, r->cap);
+        return M890_ST_CAPACITY;
+    }
+    return M890_EXEC_DONE;
+}
+
 /* MOE_ROUTE RECV; q->progress counts meta rows (s * tmax + i). */
 static M890Status m890_route_recv(M890State *s, M890Queue *q,
                                   const M890Route *r, M890Budget *b)
 {
     M890RowsState *rs = &q->rows;
-    uint64_t rows = (uint64_t)r->ranks * r->tmax, at, over = 0;
-    uint32_t meta[2 * M890_REDUCE_MAX_K], src, e, le, pos, v;
-    uint64_t *cnt = (uint64_t *)s->bounce;
-    uint32_t *out = (uint32_t *)s->bounce;
-    unsigned int j;
     M890Status ret;
 
-    QEMU_BUILD_BUG_ON(M890_ROUTE_MAX_EXPERTS * 4 > M890_BOUNCE_SIZE);
     switch (rs->phase) {
     case M890_RECV_COUNTS:
-        if (!m890_budget_left(b)) {
-            return M890_EXEC_MORE;
-        }
-        ret = m890_rw(s, q, r->out[3], cnt, r->ranks * 8ull, false);
+        ret = m890_recv_counts(s, q, r, b);
         if (ret) {
             return ret;
         }
-        for (src = 0; src < r->ranks; src++) {
-            rs->got[src] = (uint32_t)le64_to_cpu(cnt[src]);
-            if (rs->got[src] > r->tmax) {
-                return m890_bad_field(q, "moe_route receive count");
-            }
-        }
-        memset(rs->ecount, 0, sizeof(rs->ecount));
-        m890_budget_charge(b, M890_STEP_CHARGE, 0);
         rs->phase = M890_RECV_ROWS;
         q->progress = 0;
         /* fall through */
     case M890_RECV_ROWS:
-        while (q->progress < rows) {
-            if (!m890_budget_left(b)) {
-                return M890_EXEC_MORE;
-            }
-            src = q->progress / r->tmax;
-            if (q->progress % r->tmax >= rs->got[src]) {
-                q->progress = (uint64_t)(src + 1) * r->tmax;
-                continue;
-            }
-            ret = m890_rw(s, q, r->ids + q->progress * r->k * 8, meta,
-                          r->k * 8, false);
-            if (ret) {
-                return ret;
-            }
-            for (j = 0; j < r->k; j++) {
-                e = le32_to_cpu(meta[j]);
-                if ((int32_t)e < 0 || e / r->L != r->my_rank) {
-                    continue;
-                }
-                le = e % r->L;
-                pos = rs->ecount[le]++;
-                if (pos >= r->cap) {
-                    continue;
-                }
-                at = ((uint64_t)le * r->cap + pos) * 4;
-                v = cpu_to_le32(q->progress);
-                ret = m890_rw(s, q, r->out[1] + at, &v, 4, true);
-                if (!ret) {
-                    ret = m890_rw(s, q, r->out[2] + at, &meta[r->k + j], 4,
-                                  true);
-                }
-                if (ret) {
-                    return ret;
-                }
-            }
-            q->progress++;
-            m890_budget_charge(b, M890_STEP_CHARGE, 0);
+        ret = m890_recv_rows(s, q, r, b);
+        if (ret) {
+            return ret;
         }
         rs->phase = M890_RECV_DONE;
         /* fall through */
     default:
-        if (!m890_budget_left(b)) {
-            return M890_EXEC_MORE;
-        }
-        for (le = 0; le < r->L; le++) {
-            out[le] = cpu_to_le32(rs->ecount[le]);
-            if (rs->ecount[le] > r->cap) {
-                over++;
-            }
-        }
-        ret = m890_rw(s, q, r->out[0], out, r->L * 4ull, true);
-        if (ret) {
-            return ret;
-        }
-        m890_budget_charge(b, M890_STEP_CHARGE, 0);
-        if (over) {
-            trace_m890_err_capacity(q->index, over, r->cap);
-            return M890_ST_CAPACITY;
-        }
-        return M890_EXEC_DONE;
+        return m890_recv_done(s, q, r, b);
     }
 }
 

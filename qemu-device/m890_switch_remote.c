@@ -32,7 +32,9 @@
  * issuing VM reads its own traffic exactly.  Events come only from the
  * daemon; the copy's own events are not delivered.  Management commands
  * are relayed synchronously (CMD, CMD_REPLY) while the vCPU waits, as
- * spec §8.6 allows.
+ * spec §8.3 and §8.6 require, at most ICN_REMOTE_REPLY_MS for the reply
+ * (Documentation/architecture.rst, "A switch command of several VMs
+ * waits under the BQL": the bounds and the asynchronous design).
  *
  * When the daemon goes away every port of this VM's cards goes oper
  * DOWN with an event, management commands answer ENODEV and peer

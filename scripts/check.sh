@@ -68,6 +68,7 @@ printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "unit (prove)" "$up" "
 # Kernel coding style of the driver and its shared headers, and sparse
 # (make C=2, endian checks) over the driver.
 run_suite checkpatch "$top/scripts/checkpatch.sh"
+run_suite fnlen "$top/scripts/fnlen.sh"
 run_suite sparse "$top/scripts/sparse.sh" "${KDIR:?}" "${M890_CONFIG_DIR:?}"
 # The netlink spec against the kernel's YNL schema, and the generated uAPI
 # header and kernel policies/ops against what ynl-gen-c.py makes of it.

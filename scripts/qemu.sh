@@ -84,6 +84,10 @@ hw=$srcdir/hw/m890
 (cd "$top/qemu-device" && find . -type f) | while read -r f; do
 	sync_file "$top/qemu-device/$f" "$hw/$f"
 done
+# The contract headers next to the code that includes them (QEMU builds
+# a device only from inside its tree; the files of this repository stay
+# the single source: Documentation/architecture.rst, "The device's
+# sources copied into QEMU's tree").
 sync_file "$top/include/m890_regs.h" "$hw/m890_regs.h"
 sync_file "$top/include/m890_regs.h" "$hw/icn/m890_regs.h"
 sync_file "$top/uapi/drm/m890_packets.h" "$hw/m890_packets.h"

@@ -279,6 +279,84 @@ static m890_status_t gemm_host_count(const struct m890_gemm_shape *g,
 	return M890_SUCCESS;
 }
 
+/* m890_gemm_host()'s operands, row sizes and scratch, for its stages. */
+struct gemm_host {
+	const struct m890_gemm_shape *g;
+	const uint8_t *a, *w;
+	uint8_t *out;
+	const uint32_t *idx;
+	const float *weight;
+	bool scatter;
+	uint64_t arow, wrow, orow, nw;	/* nw: weight rows of a group */
+	float *av, *wv;			/* one activation row, a group's weights */
+	uint8_t *seen;			/* SCATTER_ADD: output rows written */
+};
+
+/*
+ * Row @x (group row @x of the packet's list): its activation row by the
+ * group's weights into its output row, n bf16 values; with SCATTER_ADD
+ * scaled by its weight and added to the row unless this is its first
+ * write.  A NONE index skips it.
+ */
+static m890_status_t gemm_host_row(struct gemm_host *h, uint64_t x)
+{
+	const struct m890_gemm_shape *g = h->g;
+	uint64_t ar = x, orw = x;
+	bool fresh = true;
+
+	if (h->idx && h->scatter)
+		orw = h->idx[x];
+	else if (h->idx)
+		ar = h->idx[x];
+	if (ar == M890_ROW_NONE || orw == M890_ROW_NONE)
+		return M890_SUCCESS;
+	if (h->scatter) {
+		if (orw >= M890_GEMM_MAX_OUT_ROWS)
+			return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+					 "gemm_host: output row %llu past 2^20",
+					 (unsigned long long)orw);
+		fresh = !(h->seen[orw / 8] & (1u << (orw % 8)));
+		h->seen[orw / 8] |= (uint8_t)(1u << (orw % 8));
+	}
+	gemm_decode(g->a_type, h->a + ar * h->arow, g->k, h->av);
+	for (uint32_t c = 0; c < g->n; c++) {
+		uint8_t *o = h->out + orw * h->orow + 2ull * c;
+		float v = gemm_dot(h->av, h->wv + (uint64_t)c * g->k, g->k);
+
+		if (g->flags & M890_GEMM_SWIGLU)
+			v = gemm_swiglu(v, gemm_dot(h->av, h->wv + ((uint64_t)g->n + c) *
+						    g->k, g->k));
+		if (h->scatter) {
+			v = h->weight[x] * v;
+			if (!fresh)
+				v = f32_bits((uint32_t)(o[0] | o[1] << 8) << 16) + v;
+		}
+		uint16_t hb = gemm_bf16(v);
+
+		o[0] = (uint8_t)hb;
+		o[1] = (uint8_t)(hb >> 8);
+	}
+	return M890_SUCCESS;
+}
+
+/* Group @gi of @rows rows: its weights decoded once, then each row. */
+static m890_status_t gemm_host_group(struct gemm_host *h, uint32_t gi,
+				     uint32_t rows)
+{
+	const struct m890_gemm_shape *g = h->g;
+	m890_status_t st;
+
+	for (uint64_t j = 0; j < h->nw; j++)
+		gemm_decode(g->w_type, h->w + (gi * h->nw + j) * h->wrow, g->k,
+			    h->wv + j * g->k);
+	for (uint32_t pos = 0; pos < rows; pos++) {
+		st = gemm_host_row(h, (uint64_t)gi * g->cap + pos);
+		if (st)
+			return st;
+	}
+	return M890_SUCCESS;
+}
+
 M890_EXPORT m890_status_t m890_gemm_host(const struct m890_gemm_shape *g,
 					 const void *a, const void *w,
 					 void *out, const uint32_t *idx,
@@ -286,30 +364,28 @@ M890_EXPORT m890_status_t m890_gemm_host(const struct m890_gemm_shape *g,
 					 const float *weight)
 {
 	M890_API_SCOPE;
-	const uint8_t *ab = a, *wb = w;
-	uint8_t *ob = out, *seen = NULL;
-	uint64_t arow, wrow, orow, nw;
-	float *av = NULL, *wv = NULL;
-	bool scatter;
+	struct gemm_host h = {
+		.g = g, .a = a, .w = w, .out = out, .idx = idx, .weight = weight,
+	};
 	m890_status_t st = gemm_check_shape("gemm_host", g);
 
 	if (st)
 		return st;
-	scatter = g->flags & M890_GEMM_SCATTER_ADD;
-	if (!a || !w || !out || (scatter && (!idx || !weight)))
+	h.scatter = g->flags & M890_GEMM_SCATTER_ADD;
+	if (!a || !w || !out || (h.scatter && (!idx || !weight)))
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "gemm_host: NULL operand");
 	if (!g->groups || !g->cap || !g->k || !g->n)
 		return M890_SUCCESS;
-	arow = m890_gemm_row_bytes(g->a_type, g->k);
-	wrow = m890_gemm_row_bytes(g->w_type, g->k);
-	orow = 2ull * g->n;
-	nw = (g->flags & M890_GEMM_SWIGLU) ? 2ull * g->n : g->n;
-	av = malloc((size_t)g->k * sizeof(float));
-	wv = malloc((size_t)nw * g->k * sizeof(float));
-	if (scatter)
-		seen = calloc(M890_GEMM_MAX_OUT_ROWS / 8, 1);
-	if (!av || !wv || (scatter && !seen)) {
+	h.arow = m890_gemm_row_bytes(g->a_type, g->k);
+	h.wrow = m890_gemm_row_bytes(g->w_type, g->k);
+	h.orow = 2ull * g->n;
+	h.nw = (g->flags & M890_GEMM_SWIGLU) ? 2ull * g->n : g->n;
+	h.av = malloc((size_t)g->k * sizeof(float));
+	h.wv = malloc((size_t)h.nw * g->k * sizeof(float));
+	if (h.scatter)
+		h.seen = calloc(M890_GEMM_MAX_OUT_ROWS / 8, 1);
+	if (!h.av || !h.wv || (h.scatter && !h.seen)) {
 		st = m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY, "gemm_host: out of memory");
 		goto out_free;
 	}
@@ -317,55 +393,12 @@ M890_EXPORT m890_status_t m890_gemm_host(const struct m890_gemm_shape *g,
 		uint32_t rows;
 
 		st = gemm_host_count(g, counts, gi, &rows);
-		if (st || !rows)
-			continue;
-		for (uint64_t j = 0; j < nw; j++)
-			gemm_decode(g->w_type, wb + (gi * nw + j) * wrow, g->k,
-				    wv + j * g->k);
-		for (uint32_t pos = 0; pos < rows; pos++) {
-			uint64_t x = (uint64_t)gi * g->cap + pos;
-			uint64_t ar = x, orw = x;
-			bool fresh = true;
-
-			if (idx && scatter)
-				orw = idx[x];
-			else if (idx)
-				ar = idx[x];
-			if (ar == M890_ROW_NONE || orw == M890_ROW_NONE)
-				continue;
-			if (scatter) {
-				if (orw >= M890_GEMM_MAX_OUT_ROWS) {
-					st = m890_fail(M890_ERROR_INVALID_ARGUMENT,
-						       "gemm_host: output row %llu past 2^20",
-						       (unsigned long long)orw);
-					break;
-				}
-				fresh = !(seen[orw / 8] & (1u << (orw % 8)));
-				seen[orw / 8] |= (uint8_t)(1u << (orw % 8));
-			}
-			gemm_decode(g->a_type, ab + ar * arow, g->k, av);
-			for (uint32_t c = 0; c < g->n; c++) {
-				uint8_t *o = ob + orw * orow + 2ull * c;
-				float v = gemm_dot(av, wv + (uint64_t)c * g->k, g->k);
-
-				if (g->flags & M890_GEMM_SWIGLU)
-					v = gemm_swiglu(v, gemm_dot(av, wv + ((uint64_t)g->n + c) *
-								    g->k, g->k));
-				if (scatter) {
-					v = weight[x] * v;
-					if (!fresh)
-						v = f32_bits((uint32_t)(o[0] | o[1] << 8) << 16) + v;
-				}
-				uint16_t h = gemm_bf16(v);
-
-				o[0] = (uint8_t)h;
-				o[1] = (uint8_t)(h >> 8);
-			}
-		}
+		if (!st && rows)
+			st = gemm_host_group(&h, gi, rows);
 	}
 out_free:
-	free(seen);
-	free(wv);
-	free(av);
+	free(h.seen);
+	free(h.wv);
+	free(h.av);
 	return st;
 }

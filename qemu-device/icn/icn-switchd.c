@@ -90,6 +90,8 @@ struct client {
 static struct {
     struct icn_switch *sw;
     const char *path;
+    const char *pidfile;        /* -p, or NULL */
+    uint32_t switch_id;         /* -i */
     bool mgmt;                  /* clients' cards may change the switch */
     const char *mgmt_names[ICN_MAX_MGMT_NAMES];  /* -M: only these may */
     unsigned int n_mgmt_names;
@@ -733,17 +735,13 @@ static void usage(FILE *f)
             "  -v            log state changes (-vv: every message)\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * The command line into d.  Returns -1 to go on, or the status to exit
+ * with (0 after -h).
+ */
+static int parse_args(int argc, char **argv)
 {
-    struct pollfd pfd[1 + ICN_MAX_CLIENTS];
-    struct client *who[1 + ICN_MAX_CLIENTS];
-    const char *pidfile = NULL;
-    unsigned long id = 0;
-    struct sigaction sa = { .sa_handler = on_signal };
-    struct timespec ts;
-    sigset_t block, orig;
-    unsigned int i, n;
-    int wait_ms;
+    unsigned long id;
     char *end;
     int opt;
 
@@ -760,9 +758,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "icn-switchd: bad switch id '%s'\n", optarg);
                 return 2;
             }
+            d.switch_id = (uint32_t)id;
             break;
         case 'p':
-            pidfile = optarg;
+            d.pidfile = optarg;
             break;
         case 'M':
             if (d.n_mgmt_names == ICN_MAX_MGMT_NAMES) {
@@ -790,7 +789,21 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    d.sw = icn_switch_new((uint32_t)id);
+    return -1;
+}
+
+/*
+ * The switch, the signals (SIGINT and SIGTERM blocked but in ppoll(),
+ * whose mask goes to *orig), the socket and the pidfile.  Returns 0, or
+ * the status to exit with.
+ */
+static int daemon_start(sigset_t *orig)
+{
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigset_t block;
+    unsigned int i;
+
+    d.sw = icn_switch_new(d.switch_id);
     if (!d.sw) {
         fprintf(stderr, "icn-switchd: out of memory\n");
         return 1;
@@ -803,7 +816,7 @@ int main(int argc, char **argv)
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
-    sigprocmask(SIG_BLOCK, &block, &orig);
+    sigprocmask(SIG_BLOCK, &block, orig);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -812,19 +825,34 @@ int main(int argc, char **argv)
     if (d.listen_fd < 0) {
         return 1;
     }
-    if (pidfile) {
-        FILE *f = fopen(pidfile, "w");
+    if (d.pidfile) {
+        FILE *f = fopen(d.pidfile, "w");
 
         if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
-            fprintf(stderr, "icn-switchd: cannot write %s\n", pidfile);
+            fprintf(stderr, "icn-switchd: cannot write %s\n", d.pidfile);
             unlink(d.path);
             return 1;
         }
     }
-    logmsg(0, "serving %s (switch id %lu, protocol %u..%u%s)", d.path, id,
-           ICN_PROTO_MIN_VERSION, ICN_PROTO_VERSION,
+    logmsg(0, "serving %s (switch id %lu, protocol %u..%u%s)", d.path,
+           (unsigned long)d.switch_id, ICN_PROTO_MIN_VERSION, ICN_PROTO_VERSION,
            !d.mgmt ? ", no management permission" :
            d.n_mgmt_names ? ", management permission for -M VMs" : "");
+    return 0;
+}
+
+/*
+ * Serve until a signal: one ppoll() over the socket and the clients,
+ * woken for the next fence deadline too, then the readable fds and the
+ * fences.
+ */
+static void serve(const sigset_t *orig)
+{
+    struct pollfd pfd[1 + ICN_MAX_CLIENTS];
+    struct client *who[1 + ICN_MAX_CLIENTS];
+    struct timespec ts;
+    unsigned int i, n;
+    int wait_ms;
 
     while (!stop_signal) {
         n = 0;
@@ -841,7 +869,7 @@ int main(int argc, char **argv)
         wait_ms = fences_poll(false);
         ts.tv_sec = wait_ms / 1000;
         ts.tv_nsec = (long)(wait_ms % 1000) * 1000000;
-        if (ppoll(pfd, n, wait_ms < 0 ? NULL : &ts, &orig) < 0) {
+        if (ppoll(pfd, n, wait_ms < 0 ? NULL : &ts, orig) < 0) {
             if (errno == EINTR) {
                 continue;
             }
@@ -866,6 +894,13 @@ int main(int argc, char **argv)
     if (stop_signal) {
         logmsg(0, "signal %d: exiting", (int)stop_signal);
     }
+}
+
+/* Every client closed, the socket and the pidfile removed. */
+static void daemon_stop(void)
+{
+    unsigned int i;
+
     for (i = 0; i < ICN_MAX_CLIENTS; i++) {
         if (d.client[i].used) {
             d.client[i].dead = true;
@@ -874,9 +909,26 @@ int main(int argc, char **argv)
     }
     close(d.listen_fd);
     unlink(d.path);
-    if (pidfile) {
-        unlink(pidfile);
+    if (d.pidfile) {
+        unlink(d.pidfile);
     }
     icn_switch_free(d.sw);
+}
+
+int main(int argc, char **argv)
+{
+    sigset_t orig;
+    int rc;
+
+    rc = parse_args(argc, argv);
+    if (rc >= 0) {
+        return rc;
+    }
+    rc = daemon_start(&orig);
+    if (rc) {
+        return rc;
+    }
+    serve(&orig);
+    daemon_stop();
     return 0;
 }
