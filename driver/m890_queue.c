@@ -6,8 +6,10 @@
  * of M890_RING_ENTRIES 64-byte slots in coherent DMA memory, followed by
  * the 8-byte fence word the card writes.  DRM_M890_SUBMIT copies the
  * user's packets into a kernel buffer first (so they cannot change after
- * the checks), rejects kernel-only and reserved opcodes, header flags and
- * non-zero reserved fields, copies them into the ring, appends a FENCE
+ * the checks), rejects kernel-only and reserved opcodes, the spec 1.1
+ * opcodes and the RELAXED flag on a card without their capability, other
+ * header flags and non-zero reserved fields (m890_packet_valid(),
+ * Documentation/uapi.rst), copies them into the ring, appends a FENCE
  * packet carrying the new sequence number and writes the new tail to the
  * queue's doorbell.  The submission's fence is added to the queue's
  * timeline syncobj at point = seqno, and as a write fence to the
@@ -43,8 +45,9 @@
  * logged once per context, with the opener's pid and command name.  Other
  * files are unaffected; the client recovers by opening a new file.  Errors
  * that are not the context's doing (DMA, fabric, ring, unsupported packet)
- * stop only their queue, and so does a MOE_ROUTE that found an expert over
- * its capacity (M890_QERR_CAPACITY), whose work fails with -ENOSPC.
+ * stop only their queue, and so does a MOE_ROUTE or GEMM that found an
+ * expert over its capacity (M890_QERR_CAPACITY), whose work fails with
+ * -ENOSPC.
  *
  * Queue ids are per file, allocated cyclically, and a queue is inserted in
  * the file's xarray only once it is fully built.
@@ -318,8 +321,9 @@ static void m890_queue_timeout(struct work_struct *work)
 
 /*
  * The errno the work of a queue stopped with @code fails with: -EFAULT for
- * an MMU fault, -ENOSPC when MOE_ROUTE found an expert over its capacity
- * (a status of the data, spec §7.14: the packet completed its writes),
+ * an MMU fault, -ENOSPC when MOE_ROUTE or GEMM found an expert over its
+ * capacity (a status of the data, spec §7.14, §7.15: the packet completed
+ * the writes before it),
  * -EIO for any other error.
  */
 static int m890_qerr_errno(u32 code)

@@ -103,9 +103,11 @@ $(LIBM890_A2A): $(LIBM890_A2A_SRCS) \
 
 # m890-moe: one MoE layer end to end (router, dispatch, MXFP4 expert
 # GEMMs, combine) on every card, verified, with its modelled times.
-$(LIBM890_MOE): libm890/examples/m890_moe.c $(LIBM890_LIB) $(LIBM890_PUBHDR)
+# Its projection takes ep_perf's formula (tests/bench/ep_dev_model.h).
+$(LIBM890_MOE): libm890/examples/m890_moe.c tests/bench/ep_dev_model.h tests/bench/model12.h \
+		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
-	$(CC) $(LIBM890_APP_CFLAGS) -ffp-contract=off -o $@ $< \
+	$(CC) $(LIBM890_APP_CFLAGS) -ffp-contract=off -Itests/bench -o $@ $< \
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS) -lm
 
 # Host unit tests: pure logic compiled straight into the test, plain in

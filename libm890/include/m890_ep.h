@@ -59,16 +59,18 @@ extern "C" {
  *               of weight * expert_out row (rounded once to bf16), exactly
  *               as m890_reduce_host(); a token with no expert gets zeros.
  *
- * Where the work runs: the card quantizes (MX_QUANT), packs rows
- * (COPY_2D), gathers the rows for each destination (GATHER), writes them
- * straight into the peers' receive buffers through the fabric (SCATTER),
- * fetches expert outputs from the peers (GATHER from their windows) and
- * sums them (REDUCE); the host only enqueues.  The routing layout - the
- * per-expert counts and each row's slot - is computed on the host from
- * the topk_idx arrays the caller passes (the card has no counting packet);
- * the index lists and counts are put in host memory the cards read by DMA,
- * and each card copies its counts into @counts.  Capacity is therefore
- * checked before anything is enqueued.
+ * Where the work runs (this section and the next: routing on the host,
+ * the default; M890_EP_F_DEVICE_ROUTING, below, routes on the card): the
+ * card quantizes (MX_QUANT), packs rows (COPY_2D), gathers the rows for
+ * each destination (GATHER), writes them straight into the peers' receive
+ * buffers through the fabric (SCATTER), fetches expert outputs from the
+ * peers (GATHER from their windows) and sums them (REDUCE); the host only
+ * enqueues.  The routing layout - the per-expert counts and each row's
+ * slot - is computed on the host from the topk_idx arrays the caller
+ * passes (a spec 1.0 card has no counting packet; a 1.1 card's MOE_ROUTE
+ * is what device routing uses); the index lists and counts are put in
+ * host memory the cards read by DMA, and each card copies its counts into
+ * @counts.  Capacity is therefore checked before anything is enqueued.
  *
  * Host metadata round (per-rank communicators): a rank's slots depend on
  * how many rows every rank sends to each expert, which only the other
@@ -213,8 +215,19 @@ m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
 /**
  * m890_ep_layout_counts() - host copy of the per-expert counts of the
  * layout's last dispatch: @counts receives num_experts uint32, expert e
- * at index e (global numbering), every rank's experts also on a per-rank
- * communicator.  M890_ERROR_INVALID_ARGUMENT before the first dispatch.
+ * at index e (global numbering).
+ *
+ * Routing on the host: every rank's experts, also on a per-rank
+ * communicator (the dispatch's metadata round brought them), known once
+ * m890_ep_dispatch() returned.  Routing on the card
+ * (M890_EP_F_DEVICE_ROUTING): the experts of the ranks this process
+ * holds, copied from their cards' expert counts (the true counts, also
+ * after a capacity error); on a per-rank communicator the other ranks'
+ * experts are UINT32_MAX.  The call reads the cards without waiting for
+ * the dispatch: synchronize its streams first.  The counts are those of
+ * the layout's half, which the dispatch after next of the EP object
+ * writes again.  M890_ERROR_INVALID_ARGUMENT before the first dispatch
+ * or for a NULL @counts.
  */
 m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
 				    uint32_t *counts);
@@ -317,9 +330,18 @@ m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
  * half.  Errors found on the card are the streams' sticky errors, named
  * by the next call or synchronize: an expert id out of range
  * (M890_ERROR_DEVICE_ERROR), more than C rows for a local expert
- * (M890_ERROR_CAPACITY, naming the rank and expert; the counts are
- * still right), a peer that does not arrive (the driver's job timeout;
+ * (M890_ERROR_CAPACITY, naming the rank; the counts, which
+ * m890_ep_layout_counts() reads, are still right and show the expert), a
+ * peer that does not arrive (the driver's job timeout;
  * m890_comm_synchronize() names the missing ranks).
+ *
+ * Cost: per rank, a dispatch is 9 packets (MOE_ROUTE SEND, a WAIT, three
+ * RELAXED COPY_ROWS, a SIGNAL SET and a SIGNAL ADD to every rank, a WAIT,
+ * MOE_ROUTE RECV) and a combine 3 (a SIGNAL ADD to every rank, a WAIT, a
+ * REDUCE); the combine pulls its rows from the peers, so its REDUCE pays
+ * one switch round trip (1 us, spec §10).  Dispatches and combines of one
+ * EP object alternate (m890_ep_dispatch_device()); two micro-batches in
+ * flight take two EP objects.
  */
 #define M890_EP_F_DEVICE_ROUTING	(1u << 0)
 

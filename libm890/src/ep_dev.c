@@ -816,9 +816,10 @@ M890_EXPORT m890_status_t m890_ep_combine_device(m890_ep_t ep,
 
 /*
  * m890_ep_layout_counts() of a device-routed layout: the local ranks'
- * experts, read back from their cards once the dispatch completed (the
- * call waits for it); the other ranks' experts are UINT32_MAX on a
- * per-rank communicator (they are on cards of other processes).
+ * experts, read back from their cards (the call does not wait for the
+ * dispatch: the caller synchronizes its streams first); the other ranks'
+ * experts are UINT32_MAX on a per-rank communicator (they are on cards
+ * of other processes).
  */
 m890_status_t m890_ep_dev_counts(struct m890_ep_layout *lo, uint32_t *counts)
 {

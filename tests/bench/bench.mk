@@ -53,6 +53,7 @@ EP_PERF_SRCS := tests/bench/ep_perf.c
 A2A_PERF_SRCS := tests/bench/a2a_perf.c
 
 $(M890_BUILD)/bin/ep_perf: $(EP_PERF_SRCS) tests/bench/bench_pat.h tests/bench/model12.h \
+		tests/bench/ep_dev_model.h \
 		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)

@@ -4,21 +4,29 @@
 # `make bench`: all-to-all on the emulated cards (a2a_perf) side by side
 # with Open MPI's MPI_Alltoall on the host (mpi_a2a_perf) and the host's
 # memcpy bandwidth with as many threads as it has cores (memcpy_bw -t),
-# each run BENCH_RUNS times, then the EP dispatch/combine figures
-# (ep_perf).  Prints one table, writes everything to build/bench/:
+# each run BENCH_RUNS times, then (in the first repeat's guest) the EP
+# dispatch/combine figures (ep_perf), the device collectives (the four
+# coll_perf tools) and one MoE layer (m890-moe).  Prints one table,
+# writes everything to build/bench/:
 #   memcpy.R.txt mpi.R.txt guest.R.txt a2a.R.txt   raw outputs of repeat R
 #   alltoall.txt            the table (alltoall.awk): min / median / max, ratios
 #   busbw.png               busbw against bytes per peer (busbw.sh, gnuplot)
 #   ep.txt                  ep_perf's figures (in the first repeat's guest)
-#   a2a64.txt ep64.txt      the same on 64 cards in one guest
+#   coll.txt                allreduce_perf, allgather_perf, reduce_scatter_perf,
+#                           broadcast_perf (the same guest)
+#   moe.txt                 m890-moe (the same guest)
+#   a2a64.txt ep64.txt moe64.txt   the same on 64 cards in one guest
 #   boot.txt                boot-to-command time, 8 and 64 cards
 #
 # Environment: QEMU, KERNEL, INITRD (as for guest-run.sh); CARDS, HBM_MB,
 # GUEST_TIMEOUT; A2A_ARGS (a2a_perf's options, sizes per rank in all, as
-# nccl-tests) and EP_ARGS (ep_perf options); BENCH_RUNS (repeats of the
-# whole sweep, default 3), MEMCPY_THREADS (default: the host's cores, at
-# most CARDS); A2A64_ARGS (a2a_perf on 64 cards), BENCH_SUPERNODE=0 (skip
-# the 64-card run), BOOT_RUNS (boots per count; 0 skips them).
+# nccl-tests) and EP_ARGS (ep_perf options); COLL_ARGS (the four
+# coll_perf tools' options, a short sweep by default), MOE8_ARGS
+# (m890-moe on CARDS cards, its defaults by default); BENCH_RUNS
+# (repeats of the whole sweep, default 3), MEMCPY_THREADS (default: the
+# host's cores, at most CARDS); A2A64_ARGS (a2a_perf on 64 cards),
+# MOE_ARGS (m890-moe on 64 cards), BENCH_SUPERNODE=0 (skip the 64-card
+# run), BOOT_RUNS (boots per count; 0 skips them).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/bench
@@ -26,6 +34,9 @@ mkdir -p "$out" "$top/build/logs"
 cards=${CARDS:-8}
 a2a_args=${A2A_ARGS:--b $((cards))K -e $((64 * cards))M -f 4 -n 5 -w 1 -c 1}
 ep_args=${EP_ARGS:--n 3 -w 1}
+coll_args=${COLL_ARGS:--b 64K -e 4M -f 4 -n 3 -w 1 -c 1}
+coll_tools="allreduce_perf allgather_perf reduce_scatter_perf broadcast_perf"
+moe8_args=${MOE8_ARGS:-}
 moe_args=${MOE_ARGS:--t 8}
 a2a64_args=${A2A64_ARGS:--b 64K -e 64M -f 4 -n 3 -w 1 -c 1}
 boot_runs=${BOOT_RUNS:-3}
@@ -37,6 +48,15 @@ for v in "BENCH_RUNS=$runs" "MEMCPY_THREADS=$threads"; do
 	esac
 done
 [ "$threads" -gt "$cards" ] && threads=$cards
+
+# section NAME FILE [LINES]: what a guest printed after its '@@ NAME' line,
+# up to the next '@@ ' line: the table lines ('#' and two spaces) or those
+# matching the regular expression LINES.
+section() {
+	awk -v s="@@ $1" -v re="${3:-^(#|  )}" '{ l = $0; sub(/\r$/, "", l) }
+		l == s { p = 1; next } /^@@ / { p = 0 } p && $0 ~ re' "$2"
+}
+moe_lines='^(m890-moe|modelled|overlap|#|OK|FAIL)'
 
 # The size options of a2a_args, for memcpy_bw (sizes are what one rank
 # sends in total, for all three programs).
@@ -62,11 +82,18 @@ for ((r = 1; r <= runs; r++)); do
 		"$top/build/bench/mpi_a2a_perf" $a2a_args | tee "$out/mpi.$r.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || mpi_rc=1
 
-	# ep_perf in the first repeat's guest only: its figures are modelled
-	# (the wall column is the emulator's, as a2a_perf's).
-	# The guest's status is a2a_perf's (wrong data: 1), or ep_perf's failure.
+	# ep_perf, the collectives (a short sweep) and m890-moe in the first
+	# repeat's guest only: their figures are modelled (the wall columns
+	# are the emulator's, as a2a_perf's).  The guest's status is
+	# a2a_perf's (wrong data: 1), or 1 when one of the others failed.
 	cmd="echo '@@ a2a_perf'; a2a_perf $a2a_args; rc=\$?"
-	[ "$r" = 1 ] && cmd="$cmd; echo '@@ ep_perf'; ep_perf $ep_args || rc=1"
+	if [ "$r" = 1 ]; then
+		cmd="$cmd; echo '@@ ep_perf'; ep_perf $ep_args || rc=1"
+		for t in $coll_tools; do
+			cmd="$cmd; echo '@@ $t'; $t $coll_args || rc=1"
+		done
+		cmd="$cmd; echo '@@ m890-moe'; m890-moe $moe8_args || rc=1"
+	fi
 	cmd="$cmd; exit \$rc"
 	echo "== libm890 on $cards emulated cards (guest console: build/logs/bench.$r.log)"
 	"$top/scripts/guest-run.sh" -n "$cards" -m "${HBM_MB:-2048}" -t "${GUEST_TIMEOUT:-3600}" \
@@ -77,10 +104,14 @@ for ((r = 1; r <= runs; r++)); do
 		tail -5 "$out/guest.$r.txt" >&2
 		guest_rc=1
 	fi
-	awk '/^@@ a2a_perf/{p=1; next} /^@@ ep_perf/{p=0} p && /^(#|  )/' "$out/guest.$r.txt" \
-		>"$out/a2a.$r.txt"
-	[ "$r" = 1 ] && awk '/^@@ ep_perf/{p=1; next} p && /^(#|  )/' "$out/guest.$r.txt" \
-		>"$out/ep.txt"
+	section a2a_perf "$out/guest.$r.txt" >"$out/a2a.$r.txt"
+	if [ "$r" = 1 ]; then
+		section ep_perf "$out/guest.$r.txt" >"$out/ep.txt"
+		for t in $coll_tools; do
+			section "$t" "$out/guest.$r.txt"
+		done >"$out/coll.txt"
+		section m890-moe "$out/guest.$r.txt" "$moe_lines" >"$out/moe.txt"
+	fi
 	cat "$out/a2a.$r.txt"
 done
 
@@ -95,11 +126,20 @@ cat "$out/alltoall.txt"
 echo
 echo "== EP dispatch/combine ($out/ep.txt)"
 cat "$out/ep.txt"
+echo
+echo "== device collectives on $cards cards ($out/coll.txt)"
+cat "$out/coll.txt"
+echo
+echo "== one MoE layer on $cards cards, and the Kimi-K3 decode step projected ($out/moe.txt)"
+cat "$out/moe.txt"
 
 "$top/tests/bench/busbw.sh" "$out/alltoall.txt" "$out/busbw.png" "$cards" "$threads" &&
 	echo "plot: $out/busbw.png"
 
 grep -q '#wrong 0' "$out/ep.txt" || { echo "bench: ep_perf failed or found wrong data" >&2; guest_rc=1; }
+[ "$(grep -c '^# Out of bounds values : 0 OK' "$out/coll.txt")" = 4 ] ||
+	{ echo "bench: a collective's tool failed or found wrong data" >&2; guest_rc=1; }
+grep -q '^OK:' "$out/moe.txt" || { echo "bench: m890-moe failed" >&2; guest_rc=1; }
 
 # The supernode: 64 cards in one guest.  The all-to-all up to 1 MiB per
 # peer (each size moves 64 x 64 blocks: 1 MiB per peer touches 8 GiB of
@@ -112,10 +152,9 @@ if [ "${BENCH_SUPERNODE:-1}" != 0 ]; then
 		"echo '@@ a2a_perf'; a2a_perf $a2a64_args; echo '@@ ep_perf'; ep_perf $ep_args -A 1; echo '@@ m890-moe'; m890-moe $moe_args" \
 		>"$out/guest64.txt" 2>&1
 	rc=$?
-	awk '/^@@ a2a_perf/{p=1; next} /^@@ ep_perf/{p=0} p && /^(#|  )/' "$out/guest64.txt" >"$out/a2a64.txt"
-	awk '/^@@ ep_perf/{p=1; next} /^@@ m890-moe/{p=0} p && /^(#|  )/' "$out/guest64.txt" >"$out/ep64.txt"
-	awk '/^@@ m890-moe/{p=1; next} p && /^(m890-moe|modelled|overlap|#|OK|FAIL)/' \
-		"$out/guest64.txt" >"$out/moe64.txt"
+	section a2a_perf "$out/guest64.txt" >"$out/a2a64.txt"
+	section ep_perf "$out/guest64.txt" >"$out/ep64.txt"
+	section m890-moe "$out/guest64.txt" "$moe_lines" >"$out/moe64.txt"
 	echo "== all-to-all on 64 cards ($out/a2a64.txt)"
 	cat "$out/a2a64.txt"
 	echo "== EP dispatch/combine on 64 cards ($out/ep64.txt)"

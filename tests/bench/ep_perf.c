@@ -49,6 +49,7 @@
 #include <m890.h>
 
 #include "bench_pat.h"
+#include "ep_dev_model.h"
 #include "model12.h"
 
 #define MAXN 64
@@ -66,34 +67,14 @@ static uint64_t rng = 1;
 
 static uint32_t rnd(void)
 {
-	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(rng >> 33);
+	return epm_rnd(&rng);
 }
 
 /* Routing of @ranks ranks of @t tokens: @k distinct experts each. */
 static void route(int32_t *idx, float *w, int ranks, uint32_t t, uint32_t k,
 		  uint32_t experts)
 {
-	for (uint64_t q = 0; q < (uint64_t)ranks * t; q++) {
-		float sum = 0;
-
-		for (uint32_t j = 0; j < k; j++) {
-			int32_t e;
-			int dup;
-
-			do {
-				e = (int32_t)(rnd() % experts);
-				dup = 0;
-				for (uint32_t j2 = 0; j2 < j; j2++)
-					dup |= idx[q * k + j2] == e;
-			} while (dup);
-			idx[q * k + j] = e;
-			w[q * k + j] = (float)(rnd() % 1000 + 1);
-			sum += w[q * k + j];
-		}
-		for (uint32_t j = 0; j < k; j++)
-			w[q * k + j] /= sum;
-	}
+	epm_route(&rng, idx, w, ranks, t, k, experts);
 }
 
 /* The host-routed packets in timing model 1.2 (model12.h). */
@@ -340,99 +321,14 @@ static int check_recv(const struct shape *sh, int n, const int32_t *idx,
 
 /* ---- routing on the card (M890_EP_F_DEVICE_ROUTING), timing model 1.2 ---- */
 
-/*
- * Modelled ns of rank @s's device-routed dispatch (@combine 0) or
- * combine, for @ranks ranks of @sh->t tokens with routing @idx, as
- * libm890 enqueues them (libm890/src/ep_dev.c) between two events: each
- * event a TIMESTAMP then the driver's FENCE, the call one submission
- * closed by a FENCE.  Bytes as hardware spec §10 charges them.
- */
-static double model_dev_rank(const struct shape *sh, const int32_t *idx,
-			     int ranks, int s, int combine)
-{
-	double n = ranks, tmax = sh->t, k = sh->k, h = sh->h;
-	double rows_to[MAXN * 16 + 1] = { 0 }, rem = 0, loc = 0, got = 0;
-	double pulled_remote = 0, pulled_local = 0, entries = 0;
-	uint32_t L = sh->e / (uint32_t)ranks;
-	struct m12 m = { 0 };
-	double t0;
-
-	for (uint32_t t = 0; t < sh->t; t++) {
-		uint8_t hit[MAXN] = { 0 };
-
-		for (uint32_t j = 0; j < sh->k; j++) {
-			int32_t e = idx[((uint64_t)s * sh->t + t) * sh->k + j];
-			int d = e < 0 ? -1 : e / (int32_t)L;
-
-			if (d < 0 || hit[d])
-				continue;
-			hit[d] = 1;
-			rows_to[d]++;
-			if (combine)
-				*(d == s ? &pulled_local : &pulled_remote) += 2 * h;
-		}
-	}
-	for (int d = 0; d < ranks; d++)
-		*(d == s ? &loc : &rem) += rows_to[d];
-	/* rows this rank receives and its expert entries */
-	for (int src = 0; src < ranks; src++)
-		for (uint32_t t = 0; t < sh->t; t++) {
-			int to_me = 0;
-
-			for (uint32_t j = 0; j < sh->k; j++) {
-				int32_t e = idx[((uint64_t)src * sh->t + t) * sh->k + j];
-
-				if (e >= 0 && e / (int32_t)L == s) {
-					to_me = 1;
-					entries++;
-				}
-			}
-			got += to_me;
-		}
-	t0 = m12_drain(&m, M12_HOST, 8);		/* event: TIMESTAMP */
-	m12_drain(&m, M12_HOST, 8);			/* its FENCE */
-	if (!combine) {
-		double lists = 8 * n * tmax, meta = 4 * k;
-
-		/* MOE_ROUTE SEND: the ids twice, lists, counts, combine */
-		m12_data(&m, 0, 8 * tmax * k + 8 * n * tmax + 8 * n +
-			 4 * tmax * k, 0, 0, 0);
-		m12_drain(&m, M12_HBM, 8);		/* WAIT arrival >= 0 */
-		for (int w = 0; w < 2; w++)		/* ids, weights rows */
-			m12_data(&m, 1, 8 * n + lists + (loc + rem) * meta +
-				 loc * meta, 0, rem * meta, 0);
-		/* the payload, quantized on the way for MX */
-		m12_data(&m, 1, 8 * n + lists + (loc + rem) * 2 * h +
-			 loc * sh->row, 0, rem * sh->row, 0);
-		m12_data(&m, 0, 16 * n + 8, 0, 8 * (n - 1), 0);	/* SET counts */
-		m12_data(&m, 0, 8 * n + 16, 0, 8 * (n - 1), 0);	/* ADD arrival */
-		m12_drain(&m, M12_HBM, 8);		/* WAIT arrival */
-		/* MOE_ROUTE RECV: counts, the received meta rows, the lists */
-		m12_data(&m, 0, 8 * n + got * 8 * k + 4.0 * L + 8 * entries,
-			 0, 0, 0);
-	} else {
-		m12_data(&m, 0, 8 * n + 16, 0, 8 * (n - 1), 0);	/* ADD ready */
-		m12_drain(&m, M12_HBM, 8);		/* WAIT ready */
-		/* REDUCE: table, indices, local rows, output; peer rows */
-		m12_data(&m, 0, 8 * n + 4 * tmax * k + pulled_local + 2 * h * tmax,
-			 0, pulled_remote, pulled_remote > 0);
-	}
-	m12_drain(&m, M12_HOST, 8);			/* the call's FENCE */
-	return m12_drain(&m, M12_HOST, 8) - t0;		/* event: TIMESTAMP */
-}
-
-/* Slowest rank's device-routed times for routing @idx of @ranks ranks. */
+/* Slowest rank's device-routed times for routing @idx of @ranks ranks
+ * (ep_dev_model.h: the formula m890-moe's projection uses too). */
 static void model_dev(const struct shape *sh, int ranks, const int32_t *idx,
 		      double *disp, double *comb)
 {
-	*disp = *comb = 0;
-	for (int s = 0; s < ranks; s++) {
-		double d = model_dev_rank(sh, idx, ranks, s, 0);
-		double c = model_dev_rank(sh, idx, ranks, s, 1);
+	const struct epm_shape m = { sh->t, sh->h, sh->e, sh->k, sh->row };
 
-		*disp = d > *disp ? d : *disp;
-		*comb = c > *comb ? c : *comb;
-	}
+	epm_dev(&m, ranks, idx, disp, comb);
 }
 
 /*

@@ -5,16 +5,18 @@
 # (suite guest-64cards) as the guest's command:
 #   m890-supernode-tests [CARDS]
 # Every card probed and present and up on the switch, the all-to-all
-# over every card with every block checked, the single-process
-# collective tests (all-to-all, alltoallv, grouped send/recv) and the EP
-# tests (dispatch/combine in bf16, MXFP8 and MXFP4, bit-exact against the
-# host reference), with every rank in one process and with one process
-# per card (EP with routing on the host and on the card), then ep_perf on
-# the Kimi-K3 decode shape, whose modelled times measured from TIMESTAMP
-# events must agree with its formula: within 1% with host routing, within
-# 2.5% with routing on the card (32 tokens per rank; the device is one
-# 50 ns packet fetch off the formula in some shapes, Documentation/
-# performance.rst).  Prints TAP; exits non-zero if anything failed.
+# over every card with every block checked, the collective tests
+# (all-to-all, alltoallv, grouped send/recv) and the EP tests
+# (dispatch/combine in bf16, MXFP8 and MXFP4, bit-exact against the host
+# reference), with every rank in one process and with one process per
+# card, EP with routing on the card (one process, and one process per
+# card), the device collectives and groups,
+# then ep_perf twice with its data checked and its modelled times
+# (TIMESTAMP events) held to its formula: routing on the host at the
+# Kimi-K3 decode shape within 1%, routing on the card at 32 tokens per
+# rank within 2.5% (its formula is one 50 ns fetch short, 1.9% of the
+# 2.6 us its dispatch takes on the card's clock).
+# Prints TAP; exits non-zero if anything failed.
 cards=${1:-64}
 n=0
 fail=0

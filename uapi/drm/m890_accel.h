@@ -103,7 +103,7 @@ struct drm_m890_device_info {
  *            -ENOENT for an unknown queue.
  * @error: returned 0 while the queue runs, else the negative errno its
  *         failed work was signalled with (-EFAULT MMU fault, -ENOSPC
- *         a MOE_ROUTE found an expert over its capacity, -EIO other
+ *         a MOE_ROUTE or GEMM found an expert over its capacity, -EIO other
  *         execution error, -ETIMEDOUT job timeout, -ENODEV card removed).
  *         Every queue of a file whose context faulted reports the
  *         fault's error (-EFAULT MMU fault, -EIO bad packet).
