@@ -6,8 +6,8 @@
 # With -V VMS > 1, start icn-switchd and boot VMS guests at once, each
 # with N cards on the daemon's switch (VM v has ports v*N .. v*N+N-1), run
 # CMD in each (with M890_VM=v, M890_VMS, M890_CARDS in its environment),
-# prefix every line of their output with "[vmV] " (check.sh counts TAP
-# lines with or without it) and return the first non-zero status.
+# prefix every line of their output with "[vmV] " (check.sh parses each
+# VM's TAP apart, scripts/tap-count.pl) and return the first non-zero status.
 #
 # usage: guest-run.sh [-n CARDS] [-V VMS] [-m HBM_MiB] [-t TIMEOUT_S] [-l LOG] [-i] [-N] [-H] [CMD]
 #   -i  interactive shell instead of CMD      -N  do not load m890.ko

@@ -57,6 +57,13 @@ $(BUILD)/unit/install_test: tests/unit/install_test.sh
 	chmod 755 $@
 unit: $(BUILD)/unit/icnctl_completion_test $(BUILD)/unit/install_test
 
+# scripts/check.sh's counting of the suites' TAP (scripts/tap-count.pl).
+$(BUILD)/unit/tap_count_test: tests/unit/tap_count_test.sh scripts/tap-count.pl
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/tap_count_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/tap_count_test
+
 # libm890's generated API reference is current and covers every export.
 $(BUILD)/unit/apidoc_test: scripts/apidoc.sh
 	@mkdir -p $(dir $@)
