@@ -64,6 +64,15 @@ $(BUILD)/unit/tap_count_test: tests/unit/tap_count_test.sh scripts/tap-count.pl
 	chmod 755 $@
 unit: $(BUILD)/unit/tap_count_test
 
+# The one version: VERSION, libm890.map's newest node, the header's macros,
+# the library's file name, soname and pkg-config file, m890.ko, the tools.
+$(BUILD)/unit/version_test: tests/unit/version_test.sh $(LIBM890_LIB) $(LIBM890_PC) $(ICNCTL_BIN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/version_test.sh %s %s/$(BUILD)\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/version_test
+
 # libm890's generated API reference is current and covers every export.
 $(BUILD)/unit/apidoc_test: scripts/apidoc.sh
 	@mkdir -p $(dir $@)
