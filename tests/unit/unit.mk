@@ -73,6 +73,13 @@ $(BUILD)/unit/version_test: tests/unit/version_test.sh $(LIBM890_LIB) $(LIBM890_
 	chmod 755 $@
 unit: $(BUILD)/unit/version_test
 
+# Bad CARDS, VMS, HBM_MB refused before anything is built or boots.
+$(BUILD)/unit/guest_args_test: tests/unit/guest_args_test.sh scripts/guest-run.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/guest_args_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/guest_args_test
+
 # libm890's generated API reference is current and covers every export.
 $(BUILD)/unit/apidoc_test: scripts/apidoc.sh
 	@mkdir -p $(dir $@)
