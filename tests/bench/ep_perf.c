@@ -50,6 +50,7 @@
 
 #include "bench_pat.h"
 #include "model12.h"
+#include "perf_args.h"
 
 #define MAXN 64
 
@@ -698,7 +699,8 @@ static void usage(FILE *f)
 		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
 		"          than PCT percent\n"
 		"  long options: --tokens --hidden --experts --topk --datatype --iters\n"
-		"  --warmup_iters --ngpus --ranks --seed --agree --routing --help\n");
+		"  --warmup_iters --ngpus --ranks --seed --agree --routing --help;\n"
+		"  --version prints the version of ep_perf and of libm890\n");
 }
 
 int main(int argc, char **argv)
@@ -741,6 +743,7 @@ int main(int argc, char **argv)
 		{ "agree", required_argument, NULL, 'A' },
 		{ "routing", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, PERF_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -749,6 +752,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			usage(stdout);
+			return 0;
+		case PERF_OPT_VERSION:
+			perf_print_version("ep_perf");
 			return 0;
 		case 't': sh.t = (uint32_t)atoi(optarg); break;
 		case 'H': sh.h = (uint32_t)atoi(optarg); break;

@@ -66,7 +66,9 @@ unit: $(BUILD)/unit/tap_count_test
 
 # The one version: VERSION, libm890.map's newest node, the header's macros,
 # the library's file name, soname and pkg-config file, m890.ko, the tools.
-$(BUILD)/unit/version_test: tests/unit/version_test.sh $(LIBM890_LIB) $(LIBM890_PC) $(ICNCTL_BIN)
+$(BUILD)/unit/version_test: tests/unit/version_test.sh $(LIBM890_LIB) $(LIBM890_PC) $(ICNCTL_BIN) \
+		$(addprefix $(BUILD)/bin/,a2a_perf ep_perf allreduce_perf allgather_perf \
+		reduce_scatter_perf broadcast_perf)
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s/tests/unit/version_test.sh %s %s/$(BUILD)\n' \
 		'$(CURDIR)' '$(CURDIR)' '$(CURDIR)' >$@

@@ -10,7 +10,8 @@
 #   m890_get_version() of the built library;
 # - the library's file name (libm890.so.VERSION), its soname
 #   (libm890.so.MAJOR) and the link of that name, the pkg-config file;
-# - m890.ko's MODULE_VERSION (when the module is built) and icnctl -V.
+# - m890.ko's MODULE_VERSION (when the module is built), icnctl -V and
+#   the perf tools' --version.
 # (libm890's build asserts the header against VERSION too: status.c.)
 # Usage: version_test.sh TOP [BUILD].  Prints TAP.
 top=$1
@@ -88,5 +89,9 @@ else
 	skip "m890.ko's MODULE_VERSION" "m890.ko not built (make module)"
 fi
 t "icnctl -V: icnctl $ver" sh -c "'$build/bin/icnctl' -V | grep -q '^icnctl $ver '"
+for p in a2a_perf ep_perf allreduce_perf allgather_perf reduce_scatter_perf broadcast_perf; do
+	t "$p --version: $p $ver (libm890 $ver)" sh -c \
+		"LD_LIBRARY_PATH='$build/lib' '$build/bin/$p' --version | grep -qx '$p $ver (libm890 $ver)'"
+done
 echo "1..$n"
 exit $fail
