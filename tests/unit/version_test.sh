@@ -84,7 +84,9 @@ t "m890_get_version() of the built library returns $code" sh -c \
 t "build/lib/pkgconfig/m890.pc: Version: $ver" grep -qx "Version: $ver" "$build/lib/pkgconfig/m890.pc"
 
 if [ -f "$top/m890.ko" ]; then
-	t "m890.ko's MODULE_VERSION is $ver" test "$(modinfo -F version "$top/m890.ko")" = "$ver"
+	kver=$(modinfo -F version "$top/m890.ko")
+	t "m890.ko's MODULE_VERSION is $ver" test "$kver" = "$ver"
+	[ "$kver" = "$ver" ] || echo "# m890.ko says '$kver': built before VERSION changed? (make module)"
 else
 	skip "m890.ko's MODULE_VERSION" "m890.ko not built (make module)"
 fi
