@@ -29,7 +29,7 @@ passed=0 failed=0 skipped=0
 # several programs' TAP in turn, one stream per VM ("[vmN] " prefix): its
 # test lines count, and each "Bail out!".  The problems are printed.
 count_tap() {
-	local p f s mode= out
+	local p f s mode='' out
 	case $2 in guest-*) mode=--guest ;; esac
 	out=$(perl "$top/scripts/tap-count.pl" $mode "$1")
 	read -r p f s <<<"${out%%$'\n'*}"
