@@ -7,7 +7,8 @@
 # run in one guest boot per card count, the collective tests on 4 cards,
 # two guests on icn-switchd, and the hot-unplug test (its own boot, driven
 # from the host through the QEMU monitor).  Each suite speaks TAP; its
-# output goes to build/logs/<suite>.log and a line per suite is printed.
+# output goes to build/logs/<suite>.log and a line per suite is printed,
+# with the counts of prove's TAP parser (TAP::Parser, count_tap below).
 #
 # Environment: QEMU, KERNEL, INITRD, ICN_SWITCHD (as for guest-run.sh),
 # QTEST_DIR, KDIR and M890_CONFIG_DIR (the module's build, for sparse);
@@ -21,16 +22,23 @@ logdir=$top/build/logs
 mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 
-# count_tap LOG: add the ok / not ok lines of a TAP log to the totals.
+# count_tap LOG NAME: add the tests of a suite's TAP log to the totals, as
+# prove's parser reads them (scripts/tap-count.pl, TAP::Parser).  A host
+# suite's log is one TAP stream: a missing or wrong plan, tests out of
+# sequence or "Bail out!" is one failure more.  A guest-* suite's log has
+# several programs' TAP in turn, one stream per VM ("[vmN] " prefix): its
+# test lines count, and each "Bail out!".  The problems are printed.
 count_tap() {
-	local p f s
-	# (a guest of several VMs prefixes its lines with "[vmN] ")
-	p=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+' "$1" | head -1)
-	s=$(grep -cE '^(\[vm[0-9]+\] )? *ok [0-9]+.*# *SKIP' "$1" | head -1)
-	f=$(grep -cE '^(\[vm[0-9]+\] )? *not ok [0-9]+' "$1" | head -1)
-	p=$((p - s))
+	local p f s mode='' out
+	case $2 in guest-*) mode=--guest ;; esac
+	out=$(perl "$top/scripts/tap-count.pl" $mode "$1")
+	read -r p f s <<<"${out%%$'\n'*}"
+	case "$p$f$s" in
+	*[!0-9]* | '') p=0 f=1 s=0 ;;
+	esac
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	printf '%-28s %4d passed, %d failed, %d skipped   (%s)\n' "$2" "$p" "$f" "$s" "${1#"$top"/}"
+	[ "$out" = "${out%%$'\n'*}" ] || printf '%s\n' "${out#*$'\n'}" | head -20 | sed 's/^/    /'
 }
 
 # run_suite NAME CMD...: run a TAP-printing command; a non-zero exit with no

@@ -4,8 +4,7 @@
  * (tests/bench): the one parser of size arguments (K/M/G suffixes, as
  * nccl-tests takes them), the size sweep of nccl-tests' -b/-e/-i/-f, and a
  * monotonic clock in nanoseconds.  Header-only, no libm890 dependency, so
- * host-only programs (memcpy_bw, mpi_a2a_perf) and the unit test
- * (tests/unit/cli_args_test.c) include it too.
+ * host-only programs (memcpy_bw, mpi_a2a_perf) include it too.
  */
 #ifndef M890_CLI_ARGS_H
 #define M890_CLI_ARGS_H
@@ -66,23 +65,40 @@ static inline int cli_parse_int(const char *s, long min, long max, int *out)
 /*
  * struct cli_sweep - the sizes a benchmark runs, as nccl-tests sweeps them:
  * from @min_bytes (-b) up to @max_bytes (-e), each size @step_factor (-f)
- * times the last, or @step_bytes (-i) more when @step_factor is 0.  What a
+ * times the last when it is above 1, else @step_bytes (-i) more.  What a
  * size counts is the program's (for the all-to-all tools, nccl-tests'
- * meaning: the bytes one rank sends in total, to all ranks).
+ * meaning: the bytes one rank sends in total, to all ranks).  @given says
+ * which of -f and -i the command line set (CLI_SWEEP_F, CLI_SWEEP_I).
+ * Start from CLI_SWEEP_INIT(min, max): factor 2, and a step of 1 MiB
+ * (nccl-tests' -i default) for -f 1.
  */
 struct cli_sweep {
 	uint64_t min_bytes;
 	uint64_t max_bytes;
 	uint64_t step_bytes;
 	uint64_t step_factor;
+	unsigned int given;
 };
+
+#define CLI_SWEEP_F	1u
+#define CLI_SWEEP_I	2u
+#define CLI_SWEEP_INIT(min, max) \
+	{ .min_bytes = (min), .max_bytes = (max), .step_bytes = 1u << 20, .step_factor = 2 }
+
+/* The sweep options' words for --help, one line each. */
+#define CLI_SWEEP_HELP_F \
+	"  -f, --stepfactor N       each size N times the last (default 2); -f 1: step by -i\n"
+#define CLI_SWEEP_HELP_I \
+	"  -i, --stepbytes SIZE     each size SIZE more than the last (default 1M with -f 1;\n" \
+	"                           with -f N above 1 a usage error, where nccl-tests ignores -i)\n"
 
 /*
  * cli_sweep_opt() - apply the sweep option @opt ('b', 'e', 'i' or 'f') with
  * its argument @arg to @sw.  -b and -e take a size (non-zero), -i a
- * non-zero size step, -f a factor of at least 2; of -i and -f the last one
- * given counts.  Returns 0, or -1 on a malformed or out-of-range value or
- * another letter (@sw unchanged).
+ * non-zero size step, -f a factor of at least 1 (1: step by -i, as in
+ * nccl-tests).  Returns 0, or -1 on a malformed or out-of-range value or
+ * another letter (@sw unchanged).  cli_sweep_finish() then checks how
+ * they combine.
  */
 static inline int cli_sweep_opt(struct cli_sweep *sw, int opt, const char *arg)
 {
@@ -99,24 +115,36 @@ static inline int cli_sweep_opt(struct cli_sweep *sw, int opt, const char *arg)
 		return 0;
 	case 'i':
 		sw->step_bytes = v;
-		sw->step_factor = 0;
+		sw->given |= CLI_SWEEP_I;
 		return 0;
 	case 'f':
-		if (v < 2)
-			return -1;
 		sw->step_factor = v;
-		sw->step_bytes = 0;
+		sw->given |= CLI_SWEEP_F;
 		return 0;
 	default:
 		return -1;
 	}
 }
 
-/* cli_sweep_valid() - whether @sw describes at least one size. */
-static inline int cli_sweep_valid(const struct cli_sweep *sw)
+/*
+ * cli_sweep_finish() - settle @sw after the command line.  -i without -f
+ * steps by -i (the default factor gives way, as nccl-tests' default
+ * factor of 1 does); -i with -f above 1 asks for two different sweeps and
+ * is refused (nccl-tests silently takes the factor).  Returns NULL, or
+ * the reason the sweep is refused (to print after the program's name).
+ */
+static inline const char *cli_sweep_finish(struct cli_sweep *sw)
 {
-	return sw->min_bytes && sw->min_bytes <= sw->max_bytes &&
-	       (sw->step_factor >= 2 || (!sw->step_factor && sw->step_bytes));
+	if ((sw->given & CLI_SWEEP_I) && !(sw->given & CLI_SWEEP_F))
+		sw->step_factor = 1;
+	if ((sw->given & (CLI_SWEEP_I | CLI_SWEEP_F)) == (CLI_SWEEP_I | CLI_SWEEP_F) &&
+	    sw->step_factor > 1)
+		return "-f N (N > 1) and -i conflict: give one of them (-f 1 -i SIZE steps by SIZE)";
+	if (!sw->min_bytes || sw->min_bytes > sw->max_bytes)
+		return "-b must not exceed -e";
+	if (!sw->step_factor || (sw->step_factor == 1 && !sw->step_bytes))
+		return "the sweep needs -f N or -i SIZE";
+	return NULL;
 }
 
 /*
@@ -127,7 +155,7 @@ static inline int cli_sweep_next(const struct cli_sweep *sw, uint64_t *size)
 {
 	uint64_t next;
 
-	if (sw->step_factor) {
+	if (sw->step_factor > 1) {
 		if (*size > UINT64_MAX / sw->step_factor)
 			return -1;
 		next = *size * sw->step_factor;

@@ -59,7 +59,7 @@ extern "C" {
  * package, library file name, pkg-config, m890.ko's MODULE_VERSION and
  * the tools).  The minor number follows the newest symbol node of
  * libm890.map (M890_1.<minor>); the library build checks that these
- * macros match VERSION.
+ * macros match VERSION, tests/unit/version_test.sh the symbol node.
  */
 #define M890_VERSION_MAJOR 1
 #define M890_VERSION_MINOR 7

@@ -21,6 +21,13 @@
  * are nccl-tests': "# Out of bounds values" and "# Avg bus bandwidth"
  * (the mean wall busbw over the sizes), then the mean modelled busbw.
  *
+ * The sweep is nccl-tests': -f above 1 multiplies, -f 1 steps by -i (1M
+ * unless given), -i alone steps by -i; -f above 1 with -i asks for two
+ * sweeps and is a usage error (nccl-tests would drop -i).  -d float and
+ * -o none are the only type and reduction, -r is refused (no root), and
+ * nccl-tests' other options take the one value that applies here or are
+ * refused (perf_args.h).  --version prints VERSION and libm890's.
+ *
  * Exit status: 0 when nothing was wrong, 1 otherwise, 2 on a usage error.
  */
 #include <errno.h>
@@ -33,6 +40,7 @@
 #include <m890.h>
 
 #include "bench_pat.h"
+#include "perf_args.h"
 
 #define MAXN 64
 #define HOST_CHUNK (4ull << 20)	/* host staging per card */
@@ -94,20 +102,28 @@ struct a2a_opts {
 	int cards;		/* -1: every card */
 };
 
-static void usage(FILE *f)
+static void usage(void)
 {
+	FILE *f = stdout;
+
 	fprintf(f,
 		"usage: a2a_perf [OPTIONS]\n"
 		"All-to-all bandwidth of libm890 across the cards (nccl-tests' alltoall_perf).\n"
 		"  -b, --minbytes SIZE      smallest size (default 8K)\n"
 		"  -e, --maxbytes SIZE      largest size (default 8M)\n"
-		"  -f, --stepfactor N       each size N times the last (default 2)\n"
-		"  -i, --stepbytes SIZE     each size SIZE more than the last (instead of -f)\n"
+		CLI_SWEEP_HELP_F
+		CLI_SWEEP_HELP_I
 		"  -n, --iters N            timed iterations per size (default 5)\n"
 		"  -w, --warmup_iters N     warm-up iterations per size (default 1)\n"
 		"  -c, --check 0|1          verify every received byte (default 1)\n"
 		"  -g, --ngpus CARDS        cards taking part (default: all)\n"
+		"  -d, --datatype float     the data type (float only)\n"
+		"  -o, --op none            the reduction (none: all-to-all does not reduce)\n"
 		"  -h, --help               this text\n"
+		"      --version            the version of a2a_perf and of libm890\n");
+	perf_fixed_usage(f);
+	fprintf(f,
+		"  -r, --root               all-to-all has no root\n"
 		"SIZE is the bytes one rank sends in total (to all ranks), with an optional\n"
 		"K, M or G suffix (powers of two); each peer gets SIZE / ranks, in whole floats.\n"
 		"Columns: size count type redop root, then wall time (this host): time(us)\n"
@@ -116,13 +132,58 @@ static void usage(FILE *f)
 		"Exit status: 0 all data right, 1 wrong data or a failed call, 2 usage error.\n");
 }
 
+/* One option into @o: 0, or 2 after a message (a usage error). */
+static int parse_opt(int opt, const char *arg, struct a2a_opts *o)
+{
+	int bad, rc = perf_fixed_opt("a2a_perf", opt, arg);
+
+	if (rc >= 0)
+		return rc;
+	switch (opt) {
+	case 'b':
+	case 'e':
+	case 'f':
+	case 'i':
+		bad = cli_sweep_opt(&o->sweep, opt, arg);
+		break;
+	case 'n':
+		bad = cli_parse_int(arg, 1, 1000000, &o->iters);
+		break;
+	case 'w':
+		bad = cli_parse_int(arg, 0, 1000000, &o->warm);
+		break;
+	case 'c':
+		bad = cli_parse_int(arg, 0, 1, &o->check);
+		break;
+	case 'g':
+		bad = cli_parse_int(arg, 1, MAXN, &o->cards);
+		break;
+	case 'd':
+		return perf_value_opt("a2a_perf", 'd', "datatype", arg, "float",
+				      "the all-to-all moves floats");
+	case 'o':
+		return perf_value_opt("a2a_perf", 'o', "op", arg, "none",
+				      "all-to-all does not reduce");
+	case 'r':
+		return perf_refuse_opt("a2a_perf", 'r', "root", "all-to-all has no root");
+	default:
+		return 2;
+	}
+	if (bad) {
+		fprintf(stderr, "a2a_perf: bad value '%s' for -%c\n", arg, opt);
+		return 2;
+	}
+	return 0;
+}
+
 /*
  * parse_args() - the command line into @o.  Returns -1 to go on, or the
- * exit status (0 after --help, 2 after a usage error, with a message).
+ * exit status (0 after --help or --version, 2 after a usage error, with
+ * a message).
  */
 static int parse_args(int argc, char **argv, struct a2a_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{ "minbytes", required_argument, NULL, 'b' },
 		{ "maxbytes", required_argument, NULL, 'e' },
 		{ "stepfactor", required_argument, NULL, 'f' },
@@ -131,62 +192,50 @@ static int parse_args(int argc, char **argv, struct a2a_opts *o)
 		{ "warmup_iters", required_argument, NULL, 'w' },
 		{ "check", required_argument, NULL, 'c' },
 		{ "ngpus", required_argument, NULL, 'g' },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, bad;
+	struct option longopts[PERF_MAX_LONGOPTS];
+	char shortopts[64];
+	const char *why;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:g:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'b':
-		case 'e':
-		case 'f':
-		case 'i':
-			bad = cli_sweep_opt(&o->sweep, opt, optarg);
-			break;
-		case 'n':
-			bad = cli_parse_int(optarg, 1, 1000000, &o->iters);
-			break;
-		case 'w':
-			bad = cli_parse_int(optarg, 0, 1000000, &o->warm);
-			break;
-		case 'c':
-			bad = cli_parse_int(optarg, 0, 1, &o->check);
-			break;
-		case 'g':
-			bad = cli_parse_int(optarg, 1, MAXN, &o->cards);
-			break;
-		case 'h':
-			usage(stdout);
+	perf_getopt_init("b:e:f:i:n:w:c:g:d:o:r:h", own, shortopts, sizeof(shortopts),
+			 longopts);
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage();
 			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
-		if (bad) {
-			fprintf(stderr, "a2a_perf: bad value '%s' for -%c\n", optarg, opt);
-			usage(stderr);
-			return 2;
+		if (opt == PERF_OPT_VERSION) {
+			perf_print_version("a2a_perf");
+			return 0;
 		}
+		if (parse_opt(opt, optarg, o))
+			goto usage;
 	}
 	if (optind != argc) {
 		fprintf(stderr, "a2a_perf: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
+		goto usage;
 	}
-	if (!cli_sweep_valid(&o->sweep)) {
-		fprintf(stderr, "a2a_perf: -b must not exceed -e\n");
-		usage(stderr);
-		return 2;
+	why = cli_sweep_finish(&o->sweep);
+	if (why) {
+		fprintf(stderr, "a2a_perf: %s\n", why);
+		goto usage;
 	}
 	return -1;
+usage:
+	fprintf(stderr, "Try 'a2a_perf --help'.\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	struct a2a_opts o = {
-		.sweep = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 },
+		.sweep = CLI_SWEEP_INIT(8 << 10, 8 << 20),
 		.iters = 5, .warm = 1, .check = 1, .cards = -1,
 	};
 	double sum_busbw = 0, sum_mbusbw = 0;

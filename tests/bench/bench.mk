@@ -23,15 +23,17 @@ COLL_PERF_TOOLS := allreduce_perf allgather_perf reduce_scatter_perf broadcast_p
 bench-guest: $(M890_BUILD)/bin/ep_perf $(M890_BUILD)/bin/a2a_perf $(M890_BUILD)/bin/a2a_perf_test \
 	$(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS))
 
-# a2a_perf's option semantics (tests/bench/a2a_perf_test.sh): in the guest
-# (m890-guest-tests) and, its host part, as a unit test.
+# a2a_perf's and the collective tools' option semantics
+# (tests/bench/a2a_perf_test.sh): in the guest (m890-guest-tests) and, its
+# host part, as a unit test (which also knows VERSION, for --version).
 $(M890_BUILD)/bin/a2a_perf_test: tests/bench/a2a_perf_test.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
-$(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD)/bin/a2a_perf
+$(M890_BUILD)/unit/a2a_perf_args_test: tests/bench/a2a_perf_test.sh $(M890_BUILD)/bin/a2a_perf \
+		$(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS)) VERSION
 	@mkdir -p $(@D)
-	printf '#!/bin/sh\nexec sh %s/tests/bench/a2a_perf_test.sh %s/$(M890_BUILD)/bin/a2a_perf\n' \
-		'$(CURDIR)' '$(CURDIR)' >$@
+	printf '#!/bin/sh\nexec sh %s/tests/bench/a2a_perf_test.sh %s/$(M890_BUILD)/bin/a2a_perf %s\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(M890_VERSION)' >$@
 	chmod 755 $@
 unit: $(M890_BUILD)/unit/a2a_perf_args_test
 
@@ -53,7 +55,7 @@ EP_PERF_SRCS := tests/bench/ep_perf.c
 A2A_PERF_SRCS := tests/bench/a2a_perf.c
 
 $(M890_BUILD)/bin/ep_perf: $(EP_PERF_SRCS) tests/bench/bench_pat.h tests/bench/model12.h \
-		tests/bench/ep_dev_model.h \
+		tests/bench/ep_dev_model.h tests/bench/perf_args.h \
 		libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
@@ -61,7 +63,7 @@ $(M890_BUILD)/bin/ep_perf: $(EP_PERF_SRCS) tests/bench/bench_pat.h tests/bench/m
 		$(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)
 
 $(M890_BUILD)/bin/a2a_perf: $(A2A_PERF_SRCS) tests/bench/bench_pat.h \
-		libm890/examples/cli_args.h \
+		tests/bench/perf_args.h libm890/examples/cli_args.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples -o $@ $(A2A_PERF_SRCS) \
@@ -72,7 +74,7 @@ COLL_PERF_SRCS := tests/bench/coll_perf.c
 coll_perf_def = -DPERF_COLL=PC_$(shell echo $(patsubst %_perf,%,$(1)) | tr a-z A-Z)
 
 $(addprefix $(M890_BUILD)/bin/,$(COLL_PERF_TOOLS)): $(M890_BUILD)/bin/%: $(COLL_PERF_SRCS) \
-		libm890/examples/cli_args.h $(LIBM890_LIB) $(LIBM890_PUBHDR)
+		tests/bench/perf_args.h libm890/examples/cli_args.h $(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)
 	$(CC) $(LIBM890_APP_CFLAGS) -Ilibm890/examples $(call coll_perf_def,$*) -o $@ \
 		$(COLL_PERF_SRCS) $(LIBM890_APP_LDFLAGS) $(LIBM890_APP_LIBS)

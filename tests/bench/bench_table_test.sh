@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # The host pieces of `make bench`: memcpy_bw's options (-t threads, the
-# sweep), and the table and plot bench.sh makes of its repeats
+# sweep, -f 1 -i as nccl-tests), mpi_a2a_perf's --help and usage errors
+# (when built), and the table and plot bench.sh makes of its repeats
 # (alltoall.awk: min / median / max per size, the host limit, the ratios
 # of the medians, wrong data counted; busbw.sh: a PNG).  The raw outputs
 # fed to alltoall.awk are written here, in the programs' formats, with
@@ -30,6 +31,30 @@ t "memcpy_bw: the sizes 4K 8K 16K, each with a bandwidth" test \
 t "memcpy_bw --nthreads 1 --stepbytes 4K runs" \
 	test "$(rc "$memcpy_bw" --nthreads 1 -b 4K -e 8K --stepbytes 4K)" = 0
 t "memcpy_bw: one thread" grep -q '^# memcpy_bw: 1 thread,' "$out"
+t "memcpy_bw -f 1 -i 4K (nccl-tests' step by -i) runs" \
+	test "$(rc "$memcpy_bw" -b 4K -e 12K -f 1 -i 4K)" = 0
+t "memcpy_bw -f 1 -i 4K: the sizes 4K 8K 12K" test \
+	"$(awk '!/^#/ && $2 > 0 { printf "%s ", $1 }' "$out")" = "4096 8192 12288 "
+t "memcpy_bw -f 2 -i 4K exits 2, naming the conflict" sh -c \
+	"'$memcpy_bw' -f 2 -i 4K 2>&1 | grep -q 'conflict'; test \$? = 0 && ! '$memcpy_bw' -f 2 -i 4K >/dev/null 2>&1"
+# mpi_a2a_perf, when `make bench` built it (it needs Open MPI): --help
+# without mpirun, and its usage errors.
+mpi=$top/build/bench/mpi_a2a_perf
+if [ -x "$mpi" ]; then
+	t "mpi_a2a_perf --help exits 0 without mpirun" test "$(rc "$mpi" --help)" = 0
+	t "mpi_a2a_perf --help lists the long options" sh -c \
+		"grep -q -- --minbytes '$out' && grep -q -- --stepfactor '$out' && grep -q -- --check '$out'"
+	t "mpi_a2a_perf -h exits 0" test "$(rc "$mpi" -h)" = 0
+	t "mpi_a2a_perf --bogus exits 2" test "$(rc "$mpi" --bogus)" = 2
+	t "mpi_a2a_perf -f 2 -i 4K exits 2, naming the conflict" sh -c \
+		"test \"\$('$mpi' -f 2 -i 4K >/dev/null 2>&1; echo \$?)\" = 2 && '$mpi' -f 2 -i 4K 2>&1 | grep -q conflict"
+else
+	for w in "--help exits 0 without mpirun" "--help lists the long options" "-h exits 0" \
+		"--bogus exits 2" "-f 2 -i 4K exits 2"; do
+		n=$((n + 1))
+		echo "ok $n - mpi_a2a_perf $w # SKIP not built (make bench builds it)"
+	done
+fi
 
 # ---- alltoall.awk: 8 ranks, 3 repeats, sizes 8192 and 65536 ----
 # memcpy GB/s: 64 (size 8192; median of 64 80 10) and 32 (65536)

@@ -27,6 +27,13 @@
  * closing lines are nccl-tests' "# Out of bounds values" and "# Avg bus
  * bandwidth", then the mean modelled busbw.
  *
+ * The options are nccl-tests' (the sweep as in a2a_perf.c: -f 1 steps by
+ * -i, -f above 1 with -i is a usage error).  -o takes the one reduction
+ * (sum, or none for allgather and broadcast), -d of allgather and
+ * broadcast float, -r is broadcast's alone, and nccl-tests' other options
+ * take the one value that applies here or are refused (perf_args.h).
+ * --version prints VERSION and libm890's.
+ *
  * Exit status: 0 when nothing was wrong, 1 otherwise, 2 on a usage error.
  */
 #include <getopt.h>
@@ -37,6 +44,7 @@
 #include <m890.h>
 
 #include "cli_args.h"
+#include "perf_args.h"
 
 #define PC_ALLREDUCE		1
 #define PC_ALLGATHER		2
@@ -90,21 +98,30 @@ struct perf_opts {
 	uint32_t algo;
 };
 
-static void usage(FILE *f)
+/* The one reduction, for -o: sum for the reductions, none for the others. */
+#define OPNAME (REDUCES ? "sum" : "none")
+
+static void usage(void)
 {
+	FILE *f = stdout;
+
 	fprintf(f,
 		"usage: " NAME " [OPTIONS]\n"
 		"Device " COLL " of libm890 across the cards (nccl-tests' " NAME ").\n"
 		"  -b, --minbytes SIZE      smallest size (default 8K)\n"
 		"  -e, --maxbytes SIZE      largest size (default 8M)\n"
-		"  -f, --stepfactor N       each size N times the last (default 2)\n"
-		"  -i, --stepbytes SIZE     each size SIZE more than the last (instead of -f)\n"
+		CLI_SWEEP_HELP_F
+		CLI_SWEEP_HELP_I
 		"  -n, --iters N            timed iterations per size (default 5)\n"
 		"  -w, --warmup_iters N     warm-up iterations per size (default 1)\n"
 		"  -c, --check 0|1          compare every result with the host reference (default 1)\n"
 		"  -g, --ngpus CARDS        cards taking part (default: all)\n"
 #if REDUCES
 		"  -d, --datatype TYPE      float or bfloat16 (default float)\n"
+		"  -o, --op sum             the reduction (sum only)\n"
+#else
+		"  -d, --datatype float     the data type (float only)\n"
+		"  -o, --op none            the reduction (none: " COLL " does not reduce)\n"
 #endif
 #if PERF_COLL == PC_ALLREDUCE
 		"  -A, --algorithm ALGO     auto, oneshot or twoshot (default auto)\n"
@@ -113,6 +130,12 @@ static void usage(FILE *f)
 		"  -r, --root RANK          the broadcasting rank (default 0)\n"
 #endif
 		"  -h, --help               this text\n"
+		"      --version            the version of " NAME " and of libm890\n");
+	perf_fixed_usage(f);
+#if PERF_COLL != PC_BROADCAST
+	fprintf(f, "  -r, --root               " COLL " has no root\n");
+#endif
+	fprintf(f,
 		"SIZE takes an optional K, M or G suffix (powers of two).  It counts, as in\n"
 		"nccl-tests: allreduce and reduce_scatter the bytes of each rank's operand,\n"
 		"allgather the bytes of the gathered result, broadcast the bytes sent.\n"
@@ -123,9 +146,81 @@ static void usage(FILE *f)
 		"Exit status: 0 all results right, 1 a wrong result or a failed call, 2 usage error.\n");
 }
 
+/* One option into @o: 0, or 2 after a message (a usage error). */
+static int parse_opt(int opt, const char *arg, struct perf_opts *o)
+{
+	int bad = 0, rc = perf_fixed_opt(NAME, opt, arg);
+
+	if (rc >= 0)
+		return rc;
+	switch (opt) {
+	case 'b':
+	case 'e':
+	case 'f':
+	case 'i':
+		bad = cli_sweep_opt(&o->sweep, opt, arg);
+		break;
+	case 'n':
+		bad = cli_parse_int(arg, 1, 1000000, &o->iters);
+		break;
+	case 'w':
+		bad = cli_parse_int(arg, 0, 1000000, &o->warm);
+		break;
+	case 'c':
+		bad = cli_parse_int(arg, 0, 1, &o->check);
+		break;
+	case 'g':
+		bad = cli_parse_int(arg, 1, MAXN, &o->cards);
+		break;
+	case 'd':
+		if (!REDUCES)
+			return perf_value_opt(NAME, 'd', "datatype", arg, "float",
+					      COLL " moves bytes, counted as floats");
+		if (!strcmp(arg, "float"))
+			o->type = M890_TYPE_FP32;
+		else if (!strcmp(arg, "bfloat16"))
+			o->type = M890_TYPE_BF16;
+		else
+			bad = 1;
+		break;
+	case 'o':
+		return perf_value_opt(NAME, 'o', "op", arg, OPNAME,
+				      REDUCES ? "libm890 reduces by sum" : COLL " does not reduce");
+	case 'A':
+		if (PERF_COLL != PC_ALLREDUCE)
+			return 2;
+		if (!strcmp(arg, "auto"))
+			o->algo = M890_ALGO_AUTO;
+		else if (!strcmp(arg, "oneshot"))
+			o->algo = M890_ALGO_ONE_SHOT;
+		else if (!strcmp(arg, "twoshot"))
+			o->algo = M890_ALGO_TWO_SHOT;
+		else
+			bad = 1;
+		break;
+	case 'r':
+		if (PERF_COLL != PC_BROADCAST)
+			return perf_refuse_opt(NAME, 'r', "root", COLL " has no root");
+		bad = cli_parse_int(arg, 0, MAXN - 1, &o->root);
+		break;
+	default:
+		return 2;
+	}
+	if (bad) {
+		fprintf(stderr, NAME ": bad value '%s' for -%c\n", arg, opt);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * parse_args() - the command line into @o.  Returns -1 to go on, or the
+ * exit status (0 after --help or --version, 2 after a usage error, with
+ * a message).
+ */
 static int parse_args(int argc, char **argv, struct perf_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{ "minbytes", required_argument, NULL, 'b' },
 		{ "maxbytes", required_argument, NULL, 'e' },
 		{ "stepfactor", required_argument, NULL, 'f' },
@@ -135,82 +230,46 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "check", required_argument, NULL, 'c' },
 		{ "ngpus", required_argument, NULL, 'g' },
 		{ "datatype", required_argument, NULL, 'd' },
+		{ "op", required_argument, NULL, 'o' },
+#if PERF_COLL == PC_ALLREDUCE
 		{ "algorithm", required_argument, NULL, 'A' },
+#endif
 		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, bad;
+	struct option longopts[PERF_MAX_LONGOPTS];
+	char shortopts[64];
+	const char *why;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:g:d:A:r:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'b':
-		case 'e':
-		case 'f':
-		case 'i':
-			bad = cli_sweep_opt(&o->sweep, opt, optarg);
-			break;
-		case 'n':
-			bad = cli_parse_int(optarg, 1, 1000000, &o->iters);
-			break;
-		case 'w':
-			bad = cli_parse_int(optarg, 0, 1000000, &o->warm);
-			break;
-		case 'c':
-			bad = cli_parse_int(optarg, 0, 1, &o->check);
-			break;
-		case 'g':
-			bad = cli_parse_int(optarg, 1, MAXN, &o->cards);
-			break;
-		case 'd':
-			bad = !REDUCES;
-			if (!strcmp(optarg, "float"))
-				o->type = M890_TYPE_FP32;
-			else if (!strcmp(optarg, "bfloat16"))
-				o->type = M890_TYPE_BF16;
-			else
-				bad = 1;
-			break;
-		case 'A':
-			bad = PERF_COLL != PC_ALLREDUCE;
-			if (!strcmp(optarg, "auto"))
-				o->algo = M890_ALGO_AUTO;
-			else if (!strcmp(optarg, "oneshot"))
-				o->algo = M890_ALGO_ONE_SHOT;
-			else if (!strcmp(optarg, "twoshot"))
-				o->algo = M890_ALGO_TWO_SHOT;
-			else
-				bad = 1;
-			break;
-		case 'r':
-			bad = PERF_COLL != PC_BROADCAST ||
-			      cli_parse_int(optarg, 0, MAXN - 1, &o->root);
-			break;
-		case 'h':
-			usage(stdout);
+	perf_getopt_init(PERF_COLL == PC_ALLREDUCE ? "b:e:f:i:n:w:c:g:d:o:A:r:h" :
+			 "b:e:f:i:n:w:c:g:d:o:r:h", own, shortopts, sizeof(shortopts), longopts);
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage();
 			return 0;
-		default:
-			usage(stderr);
-			return 2;
 		}
-		if (bad) {
-			fprintf(stderr, NAME ": bad value '%s' for -%c\n", optarg, opt);
-			usage(stderr);
-			return 2;
+		if (opt == PERF_OPT_VERSION) {
+			perf_print_version(NAME);
+			return 0;
 		}
+		if (parse_opt(opt, optarg, o))
+			goto usage;
 	}
 	if (optind != argc) {
 		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
+		goto usage;
 	}
-	if (!cli_sweep_valid(&o->sweep)) {
-		fprintf(stderr, NAME ": -b must not exceed -e\n");
-		usage(stderr);
-		return 2;
+	why = cli_sweep_finish(&o->sweep);
+	if (why) {
+		fprintf(stderr, NAME ": %s\n", why);
+		goto usage;
 	}
 	return -1;
+usage:
+	fprintf(stderr, "Try '" NAME " --help'.\n");
+	return 2;
 }
 
 static unsigned int esz(const struct perf_opts *o)
@@ -340,7 +399,7 @@ static void run_once(const struct perf_opts *o, m890_comm_t comm, uint64_t count
 int main(int argc, char **argv)
 {
 	struct perf_opts o = {
-		.sweep = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 },
+		.sweep = CLI_SWEEP_INIT(8 << 10, 8 << 20),
 		.iters = 5, .warm = 1, .check = 1, .cards = -1,
 		.type = M890_TYPE_FP32,
 	};

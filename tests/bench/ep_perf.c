@@ -51,6 +51,7 @@
 #include "bench_pat.h"
 #include "ep_dev_model.h"
 #include "model12.h"
+#include "perf_args.h"
 
 #define MAXN 64
 
@@ -594,7 +595,8 @@ static void usage(FILE *f)
 		"  -A PCT  fail when the measured modelled times and the formula differ by more\n"
 		"          than PCT percent\n"
 		"  long options: --tokens --hidden --experts --topk --datatype --iters\n"
-		"  --warmup_iters --ngpus --ranks --seed --agree --routing --help\n");
+		"  --warmup_iters --ngpus --ranks --seed --agree --routing --help;\n"
+		"  --version prints the version of ep_perf and of libm890\n");
 }
 
 int main(int argc, char **argv)
@@ -637,6 +639,7 @@ int main(int argc, char **argv)
 		{ "agree", required_argument, NULL, 'A' },
 		{ "routing", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, PERF_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -645,6 +648,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			usage(stdout);
+			return 0;
+		case PERF_OPT_VERSION:
+			perf_print_version("ep_perf");
 			return 0;
 		case 't': sh.t = (uint32_t)atoi(optarg); break;
 		case 'H': sh.h = (uint32_t)atoi(optarg); break;

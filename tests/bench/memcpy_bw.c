@@ -55,8 +55,10 @@ static void *copier_main(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: memcpy_bw [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-t THREADS]\n"
+	fprintf(f, "usage: memcpy_bw [-b MIN] [-e MAX] [-f FACTOR | [-f 1] -i STEP] [-t THREADS]\n"
 		"  (--minbytes --maxbytes --stepfactor --stepbytes --nthreads --help)\n"
+		"  the sweep of nccl-tests: -f 1 steps by -i (default 1M), -f above 1 with -i\n"
+		"  is a usage error\n"
 		"  sizes in bytes, K/M/G suffixes allowed; each of THREADS threads (default 1,\n"
 		"  at most %d) copies a buffer of that size; GB/s counts all threads' bytes\n",
 		MAX_THREADS);
@@ -73,9 +75,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_sweep sw = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 };
+	struct cli_sweep sw = CLI_SWEEP_INIT(8 << 10, 8 << 20);
 	static struct copier cp[MAX_THREADS];
 	int opt, threads = 1, bad;
+	const char *why;
 
 	while ((opt = getopt_long(argc, argv, "b:e:f:i:t:h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
@@ -93,7 +96,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !cli_sweep_valid(&sw)) {
+	why = optind != argc ? "unexpected argument" : cli_sweep_finish(&sw);
+	if (why) {
+		fprintf(stderr, "memcpy_bw: %s\n", why);
 		usage(stderr);
 		return 2;
 	}

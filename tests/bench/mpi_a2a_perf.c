@@ -5,11 +5,12 @@
  * Run with mpirun, one process per emulated card (-np 8).  The same
  * command line, sizes, formulas and data check as a2a_perf: -b/-e/-f/-i the
  * sizes (bytes one rank sends in all; size / n to each rank, rounded down),
- * -n timed and -w warm-up iterations, -c 1 to verify every
- * received byte.  time is the slowest rank's mean time per MPI_Alltoall
- * (between barriers), size the bytes each rank sends in total, algbw =
- * size / time, busbw = algbw * (n - 1) / n.  Output columns: size, count
- * (bytes), type, time(us), algbw, busbw, #wrong.
+ * -n timed and -w warm-up iterations, -c 1 to verify every received
+ * byte; --help (also without mpirun).  time is the slowest rank's mean
+ * time per MPI_Alltoall (between barriers), size the bytes each rank
+ * sends in total, algbw = size / time, busbw = algbw * (n - 1) / n.
+ * Output columns: size, count (bytes), type, time(us), algbw, busbw,
+ * #wrong.
  *
  * Exit status: 0 when nothing was wrong, 1 otherwise, 2 on a usage error.
  */
@@ -22,7 +23,43 @@
 
 #include "bench_pat.h"
 
-int main(int argc, char **argv)
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mpirun -np N mpi_a2a_perf [OPTIONS]\n"
+		"Open MPI's MPI_Alltoall with a2a_perf's sizes, formulas and data check.\n"
+		"  -b, --minbytes SIZE      smallest size (default 8K)\n"
+		"  -e, --maxbytes SIZE      largest size (default 8M)\n"
+		CLI_SWEEP_HELP_F
+		CLI_SWEEP_HELP_I
+		"  -n, --iters N            timed iterations per size (default 5)\n"
+		"  -w, --warmup_iters N     warm-up iterations per size (default 1)\n"
+		"  -c, --check 0|1          verify every received byte (default 1)\n"
+		"  -h, --help               this text\n"
+		"SIZE is the bytes one rank sends in total (SIZE / ranks, at most 2^31 - 1, to\n"
+		"each), with an optional K, M or G suffix (powers of two).\n"
+		"Columns: size count type time(us) algbw busbw #wrong; time is the slowest\n"
+		"rank's, busbw = algbw * (ranks - 1) / ranks.\n"
+		"Exit status: 0 all data right, 1 wrong data, 2 usage error.\n");
+}
+
+/* Whether this process is rank 0 of mpirun (or runs alone), before MPI_Init. */
+static int first_rank(void)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+
+	if (!r)
+		r = getenv("PMI_RANK");
+	return !r || !strcmp(r, "0");
+}
+
+/*
+ * parse_args() - the command line, before MPI_Init (--help needs no
+ * mpirun).  Returns -1 to go on, or the exit status: 0 after --help, 2
+ * after a usage error (said by the first rank only).
+ */
+static int parse_args(int argc, char **argv, struct cli_sweep *sw, int *iters, int *warm,
+		      int *check)
 {
 	static const struct option longopts[] = {
 		{ "minbytes", required_argument, NULL, 'b' },
@@ -32,44 +69,77 @@ int main(int argc, char **argv)
 		{ "iters", required_argument, NULL, 'n' },
 		{ "warmup_iters", required_argument, NULL, 'w' },
 		{ "check", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_sweep sw = { .min_bytes = 8 << 10, .max_bytes = 8 << 20, .step_factor = 2 };
-	uint64_t size, maxb;
-	int iters = 5, warm = 1, check = 1, opt, rank, n, bad = 0;
-	unsigned long long wrong_any = 0;
-	uint8_t *sbuf, *rbuf;
+	const char *why = NULL;
+	char msg[80];
+	int opt, bad = 0;
 
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:", longopts, NULL)) != -1) {
+	opterr = first_rank();
+	while ((opt = getopt_long(argc, argv, "b:e:f:i:n:w:c:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 'e':
 		case 'f':
 		case 'i':
-			bad |= cli_sweep_opt(&sw, opt, optarg) != 0;
+			bad = cli_sweep_opt(sw, opt, optarg) != 0;
 			break;
 		case 'n':
-			bad |= cli_parse_int(optarg, 1, 1000000, &iters) != 0;
+			bad = cli_parse_int(optarg, 1, 1000000, iters) != 0;
 			break;
 		case 'w':
-			bad |= cli_parse_int(optarg, 0, 1000000, &warm) != 0;
+			bad = cli_parse_int(optarg, 0, 1000000, warm) != 0;
 			break;
 		case 'c':
-			bad |= cli_parse_int(optarg, 0, 1, &check) != 0;
+			bad = cli_parse_int(optarg, 0, 1, check) != 0;
 			break;
+		case 'h':
+			if (first_rank())
+				usage(stdout);
+			return 0;
 		default:
-			bad = 1;
+			why = "";	/* getopt said what */
 		}
+		if (bad) {
+			snprintf(msg, sizeof(msg), "bad value '%s' for -%c", optarg, opt);
+			why = msg;
+		}
+		if (why)
+			break;
 	}
+	if (!why && optind != argc)
+		why = "unexpected argument";
+	if (!why)
+		why = cli_sweep_finish(sw);
+	if (!why)
+		return -1;
+	if (first_rank()) {
+		if (*why)
+			fprintf(stderr, "mpi_a2a_perf: %s\n", why);
+		fprintf(stderr, "Try 'mpi_a2a_perf --help'.\n");
+	}
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_sweep sw = CLI_SWEEP_INIT(8 << 10, 8 << 20);
+	uint64_t size, maxb;
+	int iters = 5, warm = 1, check = 1, rank, n, rc;
+	unsigned long long wrong_any = 0;
+	uint8_t *sbuf, *rbuf;
+
+	rc = parse_args(argc, argv, &sw, &iters, &warm, &check);
+	if (rc >= 0)
+		return rc;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	maxb = sw.max_bytes / (uint64_t)n;
-	if (bad || optind != argc || !cli_sweep_valid(&sw) || maxb > (uint64_t)INT32_MAX) {
+	if (maxb > (uint64_t)INT32_MAX) {
 		if (!rank)
-			fprintf(stderr,
-				"usage: mpirun -np N mpi_a2a_perf [-b MINBYTES] [-e MAXBYTES] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP] [-c 0|1]\n"
-				"  sizes are the bytes one rank sends in all (size / ranks at most 2^31 - 1 to each), K/M/G suffixes allowed\n");
+			fprintf(stderr, "mpi_a2a_perf: -e / ranks must be at most 2^31 - 1 bytes\n");
 		MPI_Finalize();
 		return 2;
 	}

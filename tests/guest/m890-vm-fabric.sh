@@ -82,8 +82,13 @@ done
 test "$mine" = "$cards"
 result $? "vm $vm: own cards on ports $first..$((first + cards - 1))"
 
-echo "# == icnctl port show (vm $vm; ports with a card)"
-icnctl port show | grep -v "present no" | sed "s/^/# /"
+echo "# == icnctl port show present (vm $vm; the ports with a card)"
+icnctl port show present >/tmp/present.txt
+rc=$?
+sed "s/^/# /" /tmp/present.txt
+listed=$(grep -c '^port ' /tmp/present.txt)
+[ $rc = 0 ] && [ "$listed" = "$total" ]
+result $? "vm $vm: icnctl port show present lists the $total ports with a card (found $listed)"
 echo "# == m890-a2a across the $cards cards of vm $vm"
 m890-a2a >/tmp/a2a.log 2>&1
 rc=$?

@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: MIT
 #
 # `make install` with DESTDIR, PREFIX and LIBDIR (default and set) puts
-# every file where it belongs: icnctl and icn-switchd, the tools, libm890
-# with its headers (each compiling alone) and pkg-config file, the man
-# pages (which render), the bash completion, the systemd unit, and the
-# driver's DKMS source with a dkms.conf of the stack's version; the installed programs run; `make
-# uninstall` with the same variables removes it all again.  DKMS itself
-# is not run for a DESTDIR install.  Usage: install_test.sh TOP.  Prints TAP.
+# every file where it belongs: icnctl and icn-switchd, the tools (m890-a2a,
+# a2a_perf, ep_perf and the four collective perf tools), libm890 with its
+# headers (each compiling alone) and pkg-config file, the man pages (which
+# render; the collective tools' through their .so pages), the bash
+# completion, the systemd unit, and the driver's DKMS source with a
+# dkms.conf of the stack's version; the installed programs run, --help of
+# each exits 0 with its usage, the perf tools' --version is the stack's;
+# `make uninstall` with the same variables removes it all again.  DKMS
+# itself is not run for a DESTDIR install.  Usage: install_test.sh TOP.
+# Prints TAP.
 top=$1
 n=0 fail=0
 t() { name=$1; shift; n=$((n + 1)); if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; fail=1; fi; }
@@ -23,22 +27,41 @@ sed 's/^/# /' "$log"
 p=$dest/opt/icn
 lib=$p/lib/$ma
 t "LIBDIR defaults to the multiarch directory ($ma)" test -f "$lib/libm890.so.$ver"
-for f in sbin/icnctl sbin/icn-switchd bin/m890-a2a bin/a2a_perf bin/ep_perf; do
+tools="m890-a2a a2a_perf ep_perf allreduce_perf allgather_perf reduce_scatter_perf broadcast_perf"
+for f in sbin/icnctl sbin/icn-switchd $(printf 'bin/%s ' $tools); do
 	t "$f installed, executable" test -x "$p/$f"
 done
 t "installed icnctl runs, the stack's version" sh -c "'$p/sbin/icnctl' -V | grep -q '^icnctl $ver '"
 t "installed a2a_perf finds the installed libm890, --help exits 0" sh -c \
 	"LD_LIBRARY_PATH='$lib' '$p/bin/a2a_perf' --help | grep -q -- '--minbytes'"
+# --help of every installed program: status 0 and its usage on stdout
+# (icn-switchd, which has short options only, with -h).
+for f in $tools; do
+	t "installed $f --help exits 0 with its usage" sh -c \
+		"LD_LIBRARY_PATH='$lib' '$p/bin/$f' --help 2>/dev/null | grep -qi '^usage: .*$f'"
+done
+t "installed icnctl --help exits 0 with its usage" sh -c "'$p/sbin/icnctl' --help | grep -qi '^usage: *icnctl'"
+t "installed icn-switchd -h exits 0 with its usage" sh -c \
+	"'$p/sbin/icn-switchd' -h | grep -q '^usage: icn-switchd'"
+for f in a2a_perf ep_perf allreduce_perf allgather_perf reduce_scatter_perf broadcast_perf; do
+	t "installed $f --version: $f $ver" sh -c \
+		"LD_LIBRARY_PATH='$lib' '$p/bin/$f' --version | grep -q '^$f $ver '"
+done
 t "installed programs carry no run path into the build tree" sh -c \
-	"! readelf -d '$p/bin/a2a_perf' '$p/bin/m890-a2a' '$p/bin/ep_perf' | grep -q ORIGIN"
+	"! readelf -d $(printf "'$p/bin/%s' " $tools) | grep -q ORIGIN"
 t "installed programs find LIBDIR outside the loader's path (run path)" sh -c \
 	"readelf -d '$p/bin/a2a_perf' | grep -q 'R.*PATH.*/opt/icn/lib/$ma'"
 t "icn-switchd -h exits 0" sh -c "'$p/sbin/icn-switchd' -h | grep -q SOCKET"
-for m in man8/icnctl.8 man8/icn-switchd.8 man1/m890-a2a.1 man1/a2a_perf.1 man1/ep_perf.1 \
-	man3/libm890.3; do
+for m in man8/icnctl.8 man8/icn-switchd.8 $(printf 'man1/%s.1 ' $tools) man3/libm890.3; do
+	# (from the man directory: allgather_perf.1 and the others are
+	# ".so man1/allreduce_perf.1", which man resolves from there)
 	t "$m installed, renders without warnings" sh -c \
-		"test -f '$p/share/man/$m' && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$p/share/man/$m' \
-		 2>&1 >/dev/null | (! grep .) && LC_ALL=C.UTF-8 man -l '$p/share/man/$m' 2>/dev/null | grep -q NAME"
+		"cd '$p/share/man' && test -f '$m' && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l '$m' \
+		 2>&1 >/dev/null | (! grep .) && LC_ALL=C.UTF-8 man -l '$m' 2>/dev/null | grep -q NAME"
+done
+for m in allgather_perf reduce_scatter_perf broadcast_perf; do
+	t "man1/$m.1 shows the collective tools' page, naming $m" sh -c \
+		"cd '$p/share/man' && LC_ALL=C.UTF-8 MANWIDTH=80 man -l man1/$m.1 2>/dev/null | grep -q '^ *$m \\['"
 done
 t "icnctl man page has its commands" sh -c \
 	"LC_ALL=C.UTF-8 man -l '$p/share/man/man8/icnctl.8' 2>/dev/null | grep -q 'topology check'"

@@ -57,6 +57,31 @@ $(BUILD)/unit/install_test: tests/unit/install_test.sh
 	chmod 755 $@
 unit: $(BUILD)/unit/icnctl_completion_test $(BUILD)/unit/install_test
 
+# scripts/check.sh's counting of the suites' TAP (scripts/tap-count.pl).
+$(BUILD)/unit/tap_count_test: tests/unit/tap_count_test.sh scripts/tap-count.pl
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/tap_count_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/tap_count_test
+
+# The one version: VERSION, libm890.map's newest node, the header's macros,
+# the library's file name, soname and pkg-config file, m890.ko, the tools.
+$(BUILD)/unit/version_test: tests/unit/version_test.sh $(LIBM890_LIB) $(LIBM890_PC) $(ICNCTL_BIN) \
+		$(addprefix $(BUILD)/bin/,a2a_perf ep_perf allreduce_perf allgather_perf \
+		reduce_scatter_perf broadcast_perf)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/version_test.sh %s %s/$(BUILD)\n' \
+		'$(CURDIR)' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/version_test
+
+# Bad CARDS, VMS, HBM_MB refused before anything is built or boots.
+$(BUILD)/unit/guest_args_test: tests/unit/guest_args_test.sh scripts/guest-run.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s/tests/unit/guest_args_test.sh %s\n' '$(CURDIR)' '$(CURDIR)' >$@
+	chmod 755 $@
+unit: $(BUILD)/unit/guest_args_test
+
 # libm890's generated API reference is current and covers every export.
 $(BUILD)/unit/apidoc_test: scripts/apidoc.sh
 	@mkdir -p $(dir $@)
