@@ -163,9 +163,8 @@ static unsigned int late_rank(struct ctx *c, m890_buffer_t rb, const char *path,
 		if (st == M890_ERROR_TIMEOUT && strstr(m890_get_last_error(), want) &&
 		    names_only(m890_get_last_error(), LATE))
 			ok |= 1u << 13;
-		else
-			printf("# rank %d: %s: %s\n", c->me, m890_status_string(st),
-			       m890_get_last_error());
+		printf("# rank %d, rank %d late: %s: %s\n", c->me, LATE,
+		       m890_status_string(st), m890_get_last_error());
 		__atomic_add_fetch(reported, 1, __ATOMIC_SEQ_CST);
 		st = m890_stream_synchronize(c->str);
 	} else {
