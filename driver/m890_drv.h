@@ -22,7 +22,7 @@
  *   m890_device.xvm_lock > m890_bo.map_lock > m890_ctx.lock (a revoke
  *     clears every mapping of the local windows on an export)
  *   m890_device.hbm_lock is a leaf.
- *   m890_device.mmu_lock > m890_device.ctx_users (xarray lock).
+ *   m890_device.mmu_lock > m890_device.users (xarray lock).
  * hwq_lock and fence_lock are taken from hard IRQ context (irqsave); queue
  * errors run in the event interrupt's thread, which takes hwq_lock with
  * interrupts off.
@@ -98,13 +98,14 @@ struct m890_xvm_win;
  * @fabric_port: switch port.
  * @hbm_lock: protects @hbm_mm.
  * @hbm_mm: HBM allocator (byte offsets into BAR2).
- * @mmu_lock: protects @ctx_table, @asid_ida and MMU_INVALIDATE.
+ * @mmu_lock: protects @ctx_table, @asid_ida, @users and MMU_INVALIDATE.
  * @ctx_table: context descriptor array (coherent DMA).
  * @ctx_table_dma: its bus address.
  * @ctx_count: descriptors in @ctx_table.
  * @asid_ida: ASID allocator (1..ctx_count-1; 0 is never valid).
- * @ctx_users: ASIDs in use per uid (xa value entries), for the
- *             contexts_per_user limit; under @mmu_lock.
+ * @users: uid to &struct m890_user, what each user with a context on the
+ *         card holds, for the per-user limits (m890_limits.c); under
+ *         @mmu_lock.
  * @queue_lock: protects @hwq_used.
  * @hwq_used: bitmap of hardware queues that are owned by a queue.
  * @hwq_lock: protects @hwq for the IRQ handlers.
@@ -154,12 +155,12 @@ struct m890_device {
 	struct mutex hbm_lock;	/* hbm_mm */
 	struct drm_mm hbm_mm;
 
-	struct mutex mmu_lock;	/* ctx_table, asid_ida, MMU_INVALIDATE */
+	struct mutex mmu_lock;	/* ctx_table, asid_ida, users, MMU_INVALIDATE */
 	u8 *ctx_table;
 	dma_addr_t ctx_table_dma;
 	u32 ctx_count;
 	struct ida asid_ida;
-	struct xarray ctx_users;
+	struct xarray users;
 
 	struct mutex queue_lock;	/* hwq_used */
 	DECLARE_BITMAP(hwq_used, M890_MAX_QUEUES);
@@ -211,8 +212,6 @@ struct m890_device {
  * @ctx: the file's address space (one reference).
  * @queues: queue id to queue; ids are allocated cyclically.
  * @queue_next: cyclic allocation hint for @queues.
- * @nqueues: queues of the file, created or being created, counted against
- *            queues_per_file (m890_limits.c).
  * @link: entry in m890_device.files.
  */
 struct m890_file {
@@ -220,7 +219,6 @@ struct m890_file {
 	struct m890_ctx *ctx;
 	struct xarray queues;
 	u32 queue_next;
-	atomic_t nqueues;
 	struct list_head link;
 };
 

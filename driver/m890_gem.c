@@ -86,7 +86,7 @@ void m890_bo_unmap(struct m890_bo *bo)
 	if (bo->kind == M890_BO_KIND_HBM)
 		atomic64_sub(bo->shmem.base.size, &bo->ctx->hbm_bytes);
 	if (bo->kind == M890_BO_KIND_HOST)
-		m890_limit_host_uncharge(bo->ctx, bo->shmem.base.size);
+		m890_limit_host_uncharge(bo->ctx->user, bo->shmem.base.size);
 	m890_bo_va_release(&bo->ctx, &bo->va_node);
 }
 
@@ -154,7 +154,8 @@ static int m890_bo_map_node(struct m890_bo *bo, struct m890_ctx *ctx,
  * @ctx: context; the BO takes a reference on it.
  *
  * Ranges whose VA and backing address are 2 MiB aligned use 2 MiB PTEs.
- * A host BO counts against @ctx's host_mb_per_file until it is unmapped.
+ * A host BO counts against the host_mb_per_user of @ctx's user until it
+ * is unmapped.
  * Return: 0, -EDQUOT past that limit, or another negative errno; on error
  * nothing stays mapped.
  */
@@ -166,14 +167,14 @@ int m890_bo_map(struct m890_bo *bo, struct m890_ctx *ctx)
 		return -EBUSY;
 	/* Counted before the pages are pinned (m890_limits.c). */
 	if (bo->kind == M890_BO_KIND_HOST) {
-		ret = m890_limit_host_charge(ctx, bo->shmem.base.size);
+		ret = m890_limit_host_charge(ctx->user, bo->shmem.base.size);
 		if (ret)
 			return ret;
 	}
 	ret = m890_bo_map_node(bo, ctx, &bo->va_node, &bo->large_ptes);
 	if (ret) {
 		if (bo->kind == M890_BO_KIND_HOST)
-			m890_limit_host_uncharge(ctx, bo->shmem.base.size);
+			m890_limit_host_uncharge(ctx->user, bo->shmem.base.size);
 		return ret;
 	}
 	bo->ctx = ctx;

@@ -177,7 +177,8 @@ void m890_mmu_invalidate(struct m890_ctx *ctx)
  *
  * Return: the context (one reference) or ERR_PTR: -EBUSY when every ASID
  * is in use, -EDQUOT when the caller's user holds contexts_per_user of
- * them (m890_limits.c), -ENOMEM.
+ * them (m890_limits.c), -ENOMEM.  The context holds a reference to its
+ * user's counts on the card (&m890_ctx.user) until it is freed.
  */
 struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 {
@@ -204,15 +205,22 @@ struct m890_ctx *m890_ctx_create(struct m890_device *mdev)
 	if (!ctx->root)
 		goto err_free;
 
-	ctx->uid = current_uid();
 	mutex_lock(&mdev->mmu_lock);
-	asid = m890_limit_ctx_get(mdev, ctx->uid);
+	ctx->user = m890_user_get(mdev, current_uid());
+	if (IS_ERR(ctx->user)) {
+		asid = PTR_ERR(ctx->user);
+		ctx->user = NULL;
+	} else {
+		asid = m890_limit_ctx_get(ctx->user);
+	}
 	if (!asid) {
 		asid = ida_alloc_range(&mdev->asid_ida, 1, mdev->ctx_count - 1, GFP_KERNEL);
 		if (asid < 0)
-			m890_limit_ctx_put(mdev, ctx->uid);
+			m890_limit_ctx_put(ctx->user);
 	}
 	if (asid < 0) {
+		if (ctx->user)
+			m890_user_put(mdev, &ctx->user);
 		mutex_unlock(&mdev->mmu_lock);
 		m890_pt_free(mdev, ctx->root, M890_PT_LEVELS - 1);
 		ret = asid == -ENOSPC ? -EBUSY : asid;
@@ -249,7 +257,7 @@ void m890_ctx_release(struct m890_ctx *ctx)
 		m890_mmu_invalidate_locked(mdev, asid);
 		ctx->asid = 0;
 		ida_free(&mdev->asid_ida, asid);
-		m890_limit_ctx_put(mdev, ctx->uid);
+		m890_limit_ctx_put(ctx->user);
 	}
 	mutex_unlock(&mdev->mmu_lock);
 }
@@ -260,6 +268,9 @@ static void m890_ctx_free(struct kref *ref)
 	struct m890_pt *pt;
 
 	m890_ctx_release(ctx);
+	mutex_lock(&ctx->mdev->mmu_lock);
+	m890_user_put(ctx->mdev, &ctx->user);
+	mutex_unlock(&ctx->mdev->mmu_lock);
 	m890_pt_free(ctx->mdev, ctx->root, M890_PT_LEVELS - 1);
 	while ((pt = ctx->retired)) {
 		ctx->retired = pt->next;

@@ -13,6 +13,8 @@
 
 #include "m890_drv.h"
 
+struct m890_user;
+
 /**
  * struct m890_ctx - a device address space (one per open file).
  * @mdev: owning device.
@@ -33,9 +35,10 @@
  * @comm: command name of the opener, for fault logs.
  * @hbm_bytes: bytes of this card's HBM mapped in the context (the BOs the
  *             file created); returns to 0 when they are all freed.
- * @host_bytes: bytes of the host BOs the file created that are alive,
- *              counted against host_mb_per_file (m890_limits.c).
- * @uid: real uid of the opener; its ASID counts against contexts_per_user.
+ * @user: what the opener's user (real uid) holds on the card, one
+ *        reference until the context is freed: the context's ASID, its
+ *        queues and its live host BOs count there against the per-user
+ *        limits (m890_limits.c).
  * @busy_ns: nanoseconds during which at least one of the context's queues
  *           had work outstanding, accumulated as fences signal.
  * @faults: execution errors (MMU faults and others) of its queues.
@@ -67,8 +70,7 @@ struct m890_ctx {
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	atomic64_t hbm_bytes;
-	atomic64_t host_bytes;
-	kuid_t uid;
+	struct m890_user *user;
 	atomic64_t busy_ns;
 	atomic_t faults;
 	spinlock_t park_lock;	/* parked */

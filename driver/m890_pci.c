@@ -519,7 +519,7 @@ static int m890_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&mdev->xvm_local);
 	INIT_WORK(&mdev->fabric_work, m890_fabric_work);
 	ida_init(&mdev->asid_ida);
-	xa_init(&mdev->ctx_users);
+	xa_init(&mdev->users);
 
 	ret = m890_pci_init(mdev);
 	if (ret)

@@ -630,8 +630,9 @@ static int m890_queue_hw_claim(struct m890_queue *q)
  * @data: struct drm_m890_queue_create.
  * @file: caller.
  *
- * Return: 0, -EINVAL, -EDQUOT the file owns queues_per_file queues
- * (m890_limits.c), -EBUSY no free hardware queue, -ENOMEM, -ENODEV.
+ * Return: 0, -EINVAL, -EDQUOT the files of the opener's user own
+ * queues_per_user queues of the card (m890_limits.c), -EBUSY no free
+ * hardware queue, -ENOMEM, -ENODEV.
  */
 int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
@@ -643,12 +644,12 @@ int m890_queue_create_ioctl(struct drm_device *dev, void *data, struct drm_file 
 
 	if (args->flags || args->pad)
 		return -EINVAL;
-	ret = m890_limit_queue_get(mfile);
+	ret = m890_limit_queue_get(mfile->ctx->user);
 	if (ret)
 		return ret;
 	q = m890_queue_alloc(to_m890(dev), mfile->ctx);
 	if (IS_ERR(q)) {
-		m890_limit_queue_put(mfile);
+		m890_limit_queue_put(mfile->ctx->user);
 		return PTR_ERR(q);
 	}
 
@@ -677,13 +678,13 @@ err_stop:
 	m890_queue_teardown(q);
 	xa_erase(&mfile->queues, id);
 	m890_queue_put(&q);
-	m890_limit_queue_put(mfile);
+	m890_limit_queue_put(mfile->ctx->user);
 	return ret;
 err_id:
 	xa_erase(&mfile->queues, id);
 err_free:
 	m890_queue_put(&q);
-	m890_limit_queue_put(mfile);
+	m890_limit_queue_put(mfile->ctx->user);
 	return ret;
 }
 
@@ -714,7 +715,7 @@ int m890_queue_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 	m890_queue_teardown(q);
 	/* Drop the xarray's reference. */
 	m890_queue_put(&q);
-	m890_limit_queue_put(mfile);
+	m890_limit_queue_put(mfile->ctx->user);
 	return 0;
 }
 
@@ -731,7 +732,7 @@ void m890_file_queues_fini(struct m890_file *mfile)
 		xa_erase(&mfile->queues, id);
 		m890_queue_teardown(q);
 		m890_queue_put(&q);
-		m890_limit_queue_put(mfile);
+		m890_limit_queue_put(mfile->ctx->user);
 	}
 }
 

@@ -582,7 +582,10 @@ m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
  * m890_comm_create_fabric(), the local ranks' streams in the order of its
  * devices) have executed their work.
  * On failure the error is made sticky and the message names the rank and
- * the peers whose data has not arrived: M890_ERROR_TIMEOUT when the
+ * the peers that have not joined the collective, else those whose data
+ * has not arrived, as its semaphores record them; live peers held up
+ * behind a missing one (which they wait for, or stopped at, before they
+ * come to this rank) are counted, not named: M890_ERROR_TIMEOUT when the
  * deadline passed (the work keeps running; m890_comm_abort() releases
  * it), or the stream's own async error.
  */

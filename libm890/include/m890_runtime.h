@@ -341,8 +341,9 @@ struct m890_stream_config {
 /**
  * m890_stream_create() - create a stream (one hardware queue and its
  * timeline syncobj) with default options.  M890_ERROR_BUSY when the card
- * has no free queue, or when @device already owns as many queues as the
- * driver allows one open file (module parameter queues_per_file).
+ * has no free queue, or when the user's open files of the card (this
+ * process's and any other's of the same real uid) already own as many
+ * queues as the driver allows one user (module parameter queues_per_user).
  */
 m890_status_t m890_stream_create(m890_device_t device, m890_stream_t *stream);
 

@@ -74,7 +74,7 @@ m890_status_t m890_buffer_create(struct m890_device *dev, uint64_t bytes,
 					 strerror(err));
 		if (err == EDQUOT)
 			return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
-					 "%s: %llu more bytes of host memory would pass the driver's limit for one file (module parameter host_mb_per_file)",
+					 "%s: %llu more bytes of host memory would pass the driver's limit for one user on the card (module parameter host_mb_per_user)",
 					 dev->node, (unsigned long long)bytes);
 		return m890_fail_errno(err, "%s: BO_CREATE of %llu bytes",
 				       dev->node, (unsigned long long)bytes);

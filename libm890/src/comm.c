@@ -1538,55 +1538,162 @@ m890_status_t m890_comm_copy(struct m890_comm *c, struct m890_stream *s,
 }
 
 /*
- * Describe whom rank @i's stream is blocked on in the current epoch: the
- * first peer, in the order the stream waits for them, that has not joined
- * the collective, else the first whose transfer has not arrived; then
- * every peer not seen yet (those after the blocking one are only not
- * checked yet).
+ * Read n slots of local rank @i's HBM semaphore area, from byte @off, into
+ * @val: through a CPU mapping of the area if the driver offers one (it
+ * works after a fault of the context too), else copied by a fresh stream
+ * into progress slots 3n.. and read there; false if neither is possible.
+ * These are what the peers really signalled, unlike the progress marks,
+ * which only say how far the rank's own stream got.
+ */
+static bool comm_read_slots(struct m890_comm *c, int i, uint64_t off, uint64_t *val)
+{
+	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
+	struct comm_rank *r = &c->r[i];
+	m890_status_t st;
+	m890_stream_t s;
+	int n = c->n;
+	void *p;
+
+	if (m890_buffer_map(r->sem, &p) == M890_SUCCESS) {
+		const volatile uint64_t *slot = (const volatile uint64_t *)
+			((unsigned char *)p + off);
+
+		for (int j = 0; j < n; j++)
+			val[j] = slot[j];
+		return true;
+	}
+	scfg.timeout_ns = 1000000000ull;
+	if (m890_stream_create_config(r->dev, &scfg, &s))
+		return false;
+	st = m890_memcpy(s, r->progress->va + 24ull * n, r->sem->va + off, 8ull * n);
+	if (!st)
+		st = m890_stream_synchronize(s);
+	m890_stream_destroy(s);
+	if (st)
+		return false;
+	for (int j = 0; j < n; j++)
+		val[j] = r->prog[3 * n + j];
+	return true;
+}
+
+/*
+ * Every rank signals, posts or transfers to its peers in rotated order
+ * (j to j + 1, j + 2, ...), and its stream stops at a peer it cannot
+ * reach (a fault on a dead peer's window) or waits at one that has not
+ * come (an exchange on spec 1.0 cards waits for each peer before its
+ * transfer).  A missing rank j is explained when another missing rank m
+ * lies between j and the receiver @i in j's order: j stopped at m (or
+ * behind it) before it came to @i.  Keep in @miss only the ranks nothing
+ * explains, the likely culprits; returns how many ranks are held up
+ * behind them.
+ */
+static int comm_culprits(struct m890_comm *c, int i, bool *miss)
+{
+	bool culprit[COMM_MAX_RANKS];
+	int n = c->n, held = 0;
+
+	for (int j = 0; j < n; j++) {
+		culprit[j] = miss[j];
+		for (int m = 0; miss[j] && m < n; m++)
+			if (m != j && miss[m] && (m - j + n) % n < (i - j + n) % n) {
+				culprit[j] = false;
+				held++;
+				break;
+			}
+	}
+	for (int j = 0; j < n; j++)
+		miss[j] = culprit[j];
+	return held;
+}
+
+/*
+ * "waiting for rank 3 (fabric id 7), rank 5 @what" of @miss (@what may be
+ * NULL), then how many (@held) are held up behind them.
+ */
+static void comm_name_missing(struct m890_comm *c, const bool *miss, int held,
+			      const char *what, char *buf, size_t len)
+{
+	size_t off = 0;
+	int count = 0;
+
+	buf[0] = 0;
+	for (int j = 0; j < c->n && off < len; j++) {
+		if (!miss[j])
+			continue;
+		if (count == 8) {
+			int more = 0;
+
+			for (int j2 = j; j2 < c->n; j2++)
+				more += miss[j2];
+			off += (size_t)snprintf(buf + off, len - off, " and %d more", more);
+			break;
+		}
+		if (c->fids)
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d (fabric id %u)",
+						count ? "," : "waiting for", j, c->fids[j]);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s rank %d",
+						count ? "," : "waiting for", j);
+		count++;
+	}
+	if (what && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " %s", what);
+	if (held && off < len)
+		snprintf(buf + off, len - off, " (%d more not seen, held up behind %s)",
+			 held, count > 1 ? "them" : "it");
+}
+
+/*
+ * Describe whom local rank @i's stream is blocked on in the current
+ * epoch, from what its peers really signalled it (the ready, then the
+ * data slots of its semaphore area, comm_read_slots()): the peers that
+ * have not joined the collective, else those whose transfer has not
+ * arrived; of these only the culprits are named (comm_culprits()), and
+ * the live ranks held up behind them are counted.  The ready signals of
+ * spec 1.1 cards (comm_exchange_fast()) are one SIGNAL to every peer,
+ * done all or none: no order explains a missing one.  When the slots
+ * cannot be read, the stream's progress marks (spec 1.0 cards) name the
+ * one peer it waits for; the peers after it are only not checked yet.
  */
 static void missing_peers(struct m890_comm *c, int i, char *buf, size_t len)
 {
 	static const char *const what[2] = { "to join", "to finish its transfer" };
-	const volatile uint64_t *sem = NULL;
+	uint64_t val[COMM_MAX_RANKS];
+	bool unread = false;
 	int n = c->n;
-	void *map;
 
-	/* The fast exchange leaves no progress marks: read the slots. */
-	if (comm_fast(c) && m890_buffer_map(c->r[i].sem, &map) == M890_SUCCESS)
-		sem = map;
+	for (int phase = 0; phase < 2 && !unread; phase++) {
+		bool miss[COMM_MAX_RANKS] = { false };
+		bool any = false;
+		int held = 0;
 
-	for (int phase = 0; phase < 2; phase++) {
-		int first = -1;
-		size_t off;
-
-		for (int k = 1; k < n; k++) {
+		if (!comm_read_slots(c, i, 8ull * (uint64_t)(phase * n), val)) {
+			/* The fast exchange leaves no progress marks. */
+			unread = comm_fast(c);
 			/* Phase 2 waits in the order i+1, i+2, ...; phase 3 in
 			 * the order i-1, i-2, ... */
-			int j = phase ? (i + n - k) % n : (i + k) % n;
+			for (int k = 1; k < n && !any && !unread; k++) {
+				int j = phase ? (i + n - k) % n : (i + k) % n;
 
-			if ((sem ? sem[phase * n + j] : c->r[i].prog[phase * n + j]) <
-			    c->epoch) {
-				first = j;
-				break;
+				any = miss[j] = c->r[i].prog[phase * n + j] < c->epoch;
 			}
+		} else {
+			for (int j = 0; j < n; j++) {
+				miss[j] = j != i && val[j] < c->epoch;
+				any |= miss[j];
+			}
+			if (any && (phase || !comm_fast(c)))
+				held = comm_culprits(c, i, miss);
 		}
-		if (first < 0)
-			continue;
-		if (c->fids)
-			off = (size_t)snprintf(buf, len, "waiting for rank %d (fabric id %u) %s (not seen yet:",
-					       first, c->fids[first], what[phase]);
-		else
-			off = (size_t)snprintf(buf, len, "waiting for rank %d %s (not seen yet:",
-					       first, what[phase]);
-		for (int j = 0; j < n && off < len; j++)
-			if (j != i && (sem ? sem[phase * n + j] :
-				       c->r[i].prog[phase * n + j]) < c->epoch)
-				off += (size_t)snprintf(buf + off, len - off, " %d", j);
-		if (off < len)
-			snprintf(buf + off, len - off, ")");
-		return;
+		if (any) {
+			comm_name_missing(c, miss, held, what[phase], buf, len);
+			return;
+		}
 	}
-	snprintf(buf, len, "every peer's transfer arrived");
+	if (unread)
+		snprintf(buf, len, "its semaphore area could not be read back");
+	else
+		snprintf(buf, len, "every peer's transfer arrived");
 }
 
 M890_EXPORT m890_status_t m890_comm_synchronize(m890_comm_t c,
@@ -1765,41 +1872,17 @@ static bool meta_rearm(struct m890_comm *c, int i, uint64_t round, uint64_t rec)
 
 /*
  * Which peers' round @round records local rank @i has: its meta[] slots
- * (HBM) read through a CPU mapping of the semaphore area if the driver
- * offers one (it works after a fault of the context too), else copied
- * by a fresh stream into progress slots 3n.. and read; false if neither
- * is possible.
+ * (comm_read_slots()); false if they cannot be read back.
  */
 static bool meta_arrivals(struct m890_comm *c, int i, uint64_t round, bool *miss)
 {
-	struct m890_stream_config scfg = M890_STREAM_CONFIG_INIT;
-	struct comm_rank *r = &c->r[i];
-	m890_status_t st;
-	m890_stream_t s;
+	uint64_t meta[COMM_MAX_RANKS];
 	int n = c->n;
-	void *p;
 
-	if (m890_buffer_map(r->sem, &p) == M890_SUCCESS) {
-		const volatile uint64_t *meta = (const volatile uint64_t *)
-			((unsigned char *)p + sem_meta_sig(n, 0));
-
-		for (int j = 0; j < n; j++)
-			if (j != i && meta[j] < round)
-				miss[j] = true;
-		return true;
-	}
-	scfg.timeout_ns = 1000000000ull;
-	if (m890_stream_create_config(r->dev, &scfg, &s))
-		return false;
-	st = m890_memcpy(s, r->progress->va + 24ull * n, r->sem->va + sem_meta_sig(n, 0),
-			 8ull * n);
-	if (!st)
-		st = m890_stream_synchronize(s);
-	m890_stream_destroy(s);
-	if (st)
+	if (!comm_read_slots(c, i, sem_meta_sig(n, 0), meta))
 		return false;
 	for (int j = 0; j < n; j++)
-		if (j != i && r->prog[3 * n + j] < round)
+		if (j != i && meta[j] < round)
 			miss[j] = true;
 	return true;
 }
@@ -1849,65 +1932,6 @@ static void meta_missing_records(struct m890_comm *c, uint64_t round, bool *miss
 }
 
 /*
- * Every rank posts its record to its peers in rotated order (j to
- * j + 1, j + 2, ...), and stops at a peer it cannot reach.  A missing
- * rank j is explained when another missing rank m lies between j and
- * the receiver i in j's order: j stopped at m (or behind it) before it
- * came to i.  Keep in @miss only the ranks nothing explains, the likely
- * culprits; returns how many ranks are held up behind them.
- */
-static int meta_culprits(struct m890_comm *c, bool *miss)
-{
-	bool culprit[COMM_MAX_RANKS];
-	int n = c->n, held = 0, i = c->lrank[0];
-
-	for (int j = 0; j < n; j++) {
-		culprit[j] = miss[j];
-		for (int m = 0; miss[j] && m < n; m++)
-			if (m != j && miss[m] && (m - j + n) % n < (i - j + n) % n) {
-				culprit[j] = false;
-				held++;
-				break;
-			}
-	}
-	for (int j = 0; j < n; j++)
-		miss[j] = culprit[j];
-	return held;
-}
-
-/* "waiting for rank 3 (fabric id 7), rank 5 ..." of @miss, @held behind. */
-static void meta_name_missing(struct m890_comm *c, const bool *miss, int held,
-			      char *buf, size_t len)
-{
-	size_t off = 0;
-	int count = 0;
-
-	buf[0] = 0;
-	for (int j = 0; j < c->n && off < len; j++) {
-		if (!miss[j])
-			continue;
-		if (count == 8) {
-			int more = 0;
-
-			for (int j2 = j; j2 < c->n; j2++)
-				more += miss[j2];
-			snprintf(buf + off, len - off, " and %d more", more);
-			break;
-		}
-		if (c->fids)
-			off += (size_t)snprintf(buf + off, len - off, "%s rank %d (fabric id %u)",
-						count ? "," : "waiting for", j, c->fids[j]);
-		else
-			off += (size_t)snprintf(buf + off, len - off, "%s rank %d",
-						count ? "," : "waiting for", j);
-		count++;
-	}
-	if (held && off < len)
-		snprintf(buf + off, len - off, " (%d more not seen, held up behind %s)",
-			 held, count > 1 ? "them" : "it");
-}
-
-/*
  * After a failed round: "waiting for rank 3 (fabric id 7), rank 5 ..."
  * for the peers whose record some local rank has not received, or "" if
  * every record arrived.  A stream that failed (@fault, not a timeout)
@@ -1915,7 +1939,7 @@ static void meta_name_missing(struct m890_comm *c, const bool *miss, int held,
  * it at that peer, and the records it never posted or waited for after
  * that say nothing of their ranks, so only the peer it stopped at is
  * named.  Otherwise the records read back decide (meta_missing_records()),
- * and of those only the culprits are named (meta_culprits()).
+ * and of those only the culprits are named (comm_culprits()).
  */
 static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
 			 char *buf, size_t len)
@@ -1934,9 +1958,9 @@ static void meta_missing(struct m890_comm *c, uint64_t round, bool fault,
 	}
 	if (!stopped) {
 		meta_missing_records(c, round, miss);
-		held = meta_culprits(c, miss);
+		held = comm_culprits(c, c->lrank[0], miss);
 	}
-	meta_name_missing(c, miss, held, buf, len);
+	comm_name_missing(c, miss, held, NULL, buf, len);
 }
 
 /*
@@ -2001,7 +2025,7 @@ static m890_status_t meta_round(struct m890_comm *c, const char *what,
 			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu timed out at rank %d, %s",
 				 what, (unsigned long long)round, failed, peers);
 		else
-			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%s: %.150s",
+			snprintf(msg, sizeof(msg), "%s: metadata exchange #%llu failed at rank %d%s%.200s: %.150s",
 				 what, (unsigned long long)round, failed,
 				 peers[0] ? ", " : "", peers, cause.detail);
 		return m890_comm_set_error(c, st, msg);

@@ -479,7 +479,7 @@ m890_stream_create_config(m890_device_t dev,
 					 dev->node);
 		if (err == EDQUOT)
 			return m890_fail(M890_ERROR_BUSY,
-					 "%s: this device handle owns as many queues as the driver allows one file (module parameter queues_per_file)",
+					 "%s: this user's open files of the card own as many queues as the driver allows one user (module parameter queues_per_user)",
 					 dev->node);
 		return m890_fail_errno(err, "%s: queue create", dev->node);
 	}

@@ -20,8 +20,10 @@
  * - a BO shared with another file of the card through a dma-buf is mapped
  *   into that file's address space and usable in its packets;
  * - 2 MiB PTEs for large HBM BOs (debugfs "bos");
- * - per-client limits (module parameters host_mb_per_file, queues_per_file,
- *   contexts_per_user): past each the call fails with -EDQUOT;
+ * - per-user limits (module parameters host_mb_per_user, queues_per_user,
+ *   contexts_per_user): past each the call fails with -EDQUOT, summed over
+ *   the user's files of the card (two files of one process share them),
+ *   while another user keeps its own; the 1.5 names remain as aliases;
  * - PCIe FLR (through sysfs, and behind the driver's back by a write of
  *   DEVCTL's FLR bit) and debugfs force_reset with 64 jobs in flight;
  * - driver unbind with a client open (jobs in flight, an HBM mapping),
@@ -1381,15 +1383,71 @@ TEST_F_TIMEOUT(two, large_page_over_old_small_mappings, 120)
 	munmap(m, big.size);
 }
 
-/* ---- per-client limits (module parameters, -EDQUOT) ---- */
+/* ---- per-user limits (module parameters, -EDQUOT) ---- */
 
 #define PARAM_DIR	"/sys/module/m890/parameters/"
+#define NOBODY		65534
 
 static const char *const limit_names[] = {
-	"host_mb_per_file", "queues_per_file", "contexts_per_user",
+	"host_mb_per_user", "queues_per_user", "contexts_per_user",
 };
 
 enum { LIMIT_HOST, LIMIT_QUEUES, LIMIT_CONTEXTS, LIMIT_COUNT };
+
+/*
+ * The node the limits tests use: card 0's is accel0 at boot, but the
+ * unbind tests before them bind it again while a client still holds the
+ * old minor, so it comes back under another; take the first one there is.
+ */
+static char limits_node[32];
+
+static int find_node(void)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		snprintf(limits_node, sizeof(limits_node), "/dev/accel/accel%d", i);
+		if (!access(limits_node, F_OK))
+			return 0;
+	}
+	snprintf(limits_node, sizeof(limits_node), "%s", ACCEL0);
+	return -ENOENT;
+}
+
+/*
+ * Run @fn on a file of limits_node that user nobody opened, in a child
+ * (the node is made world-writable meanwhile): @fn's return value, 1 when
+ * the node cannot be opened, 3 when the user cannot be changed, -1 when
+ * no child ran.
+ */
+static int as_nobody(int (*fn)(int fd))
+{
+	int status = -1, ret;
+	struct stat st;
+	pid_t pid;
+
+	if (stat(limits_node, &st) || chmod(limits_node, 0666))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int fd;
+
+		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(3);
+		fd = open(limits_node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		ret = fn(fd);
+		close(fd);
+		_exit(ret);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		status = -1;
+	else
+		status = WEXITSTATUS(status);
+	chmod(limits_node, st.st_mode & 07777);
+	return status;
+}
 
 FIXTURE(limits) {
 	int a, b;
@@ -1409,9 +1467,10 @@ FIXTURE_SETUP(limits)
 
 	memset(self->set, 0, sizeof(self->set));
 	self->b = -1;
-	self->a = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	find_node();
+	self->a = open(limits_node, O_RDWR | O_CLOEXEC);
 	if (self->a < 0)
-		SKIP(return, "%s: %s", ACCEL0, strerror(errno));
+		SKIP(return, "%s: %s", limits_node, strerror(errno));
 	/* Every limit is a parameter with a value (none before the limits). */
 	for (i = 0; i < LIMIT_COUNT; i++) {
 		ASSERT_EQ(0, limit_path(i, path, sizeof(path)));
@@ -1419,7 +1478,7 @@ FIXTURE_SETUP(limits)
 			TH_LOG("%s", path);
 		self->old[i][strcspn(self->old[i], "\n")] = '\0';
 	}
-	self->b = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	self->b = open(limits_node, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->b);
 }
 
@@ -1445,42 +1504,65 @@ FIXTURE_TEARDOWN(limits)
 	self->set[which] = true;						\
 } while (0)
 
+/* A 4 MiB host BO and a queue for nobody (the limits' "another user"). */
+static int nobody_host_4m(int fd)
+{
+	struct drm_m890_bo_create bo;
+
+	return bo_create(fd, 4 << 20, DRM_M890_BO_HOST, &bo) ? 10 : 0;
+}
+
+static int nobody_queue(int fd)
+{
+	struct drm_m890_queue_create q;
+
+	return queue_create(fd, &q) ? 10 : 0;
+}
+
 /*
- * host_mb_per_file bounds the host memory one file's BOs pin: past it
- * BO_CREATE fails with -EDQUOT; the limit is per file, HBM BOs do not
- * count, a freed BO gives its bytes back and 0 lifts the limit.
+ * host_mb_per_user bounds the host memory the BOs of one user's files of
+ * the card pin together: past it BO_CREATE fails with -EDQUOT, also in
+ * a second file of the same process; another user has its own budget,
+ * HBM BOs do not count, a freed BO gives its bytes back and 0 lifts the
+ * limit.
  */
-TEST_F_TIMEOUT(limits, host_bytes_per_file, 120)
+TEST_F_TIMEOUT(limits, host_bytes_per_user, 120)
 {
 	struct drm_m890_bo_create b1, b2, b3, bo;
 
 	SET_LIMIT(LIMIT_HOST, "4");
 	ASSERT_EQ(0, bo_create(self->a, 3 << 20, DRM_M890_BO_HOST, &b1));
 	EXPECT_EQ(-EDQUOT, bo_create(self->a, 2 << 20, DRM_M890_BO_HOST, &bo));
-	ASSERT_EQ(0, bo_create(self->a, 1 << 20, DRM_M890_BO_HOST, &b2));
+	/* The process's second file shares the budget. */
+	EXPECT_EQ(-EDQUOT, bo_create(self->b, 2 << 20, DRM_M890_BO_HOST, &bo));
+	ASSERT_EQ(0, bo_create(self->b, 1 << 20, DRM_M890_BO_HOST, &b2));
 	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
-	/* Another file has its own budget; HBM is not host memory. */
-	ASSERT_EQ(0, bo_create(self->b, 4 << 20, DRM_M890_BO_HOST, &bo));
+	EXPECT_EQ(-EDQUOT, bo_create(self->b, 4096, DRM_M890_BO_HOST, &bo));
+	/* Another user has its own budget; HBM is not host memory. */
+	EXPECT_EQ(0, as_nobody(nobody_host_4m));
 	ASSERT_EQ(0, bo_create(self->a, 4 << 20, DRM_M890_BO_HBM, &bo));
-	/* A freed BO no longer counts. */
+	/* A freed BO no longer counts, whichever file frees it. */
 	ASSERT_EQ(0, gem_close(self->a, b1.handle));
-	ASSERT_EQ(0, bo_create(self->a, 3 << 20, DRM_M890_BO_HOST, &b3));
+	ASSERT_EQ(0, bo_create(self->b, 3 << 20, DRM_M890_BO_HOST, &b3));
 	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
 	/* A lowered limit keeps what is held; 0 is no limit. */
 	SET_LIMIT(LIMIT_HOST, "1");
 	EXPECT_EQ(-EDQUOT, bo_create(self->a, 4096, DRM_M890_BO_HOST, &bo));
 	SET_LIMIT(LIMIT_HOST, "0");
 	EXPECT_EQ(0, bo_create(self->a, 8 << 20, DRM_M890_BO_HOST, &bo));
+	EXPECT_EQ(0, gem_close(self->b, b2.handle));
+	EXPECT_EQ(0, gem_close(self->b, b3.handle));
 }
 
 /*
- * queues_per_file bounds the queues one file owns (-EDQUOT), leaving the
- * card's other queues to other files; a destroyed queue gives its place
+ * queues_per_user bounds the queues one user's files of the card own
+ * (-EDQUOT), in a second file of the same process too, leaving the
+ * card's other queues to other users; a destroyed queue gives its place
  * back.
  */
-TEST_F_TIMEOUT(limits, queues_per_file, 120)
+TEST_F_TIMEOUT(limits, queues_per_user, 120)
 {
-	struct drm_m890_queue_create qa[3], qb;
+	struct drm_m890_queue_create qa[2], qb[2];
 	struct drm_m890_device_info info;
 
 	ASSERT_EQ(0, query_info(self->a, &info));
@@ -1488,15 +1570,40 @@ TEST_F_TIMEOUT(limits, queues_per_file, 120)
 		SKIP(return, "card has %u queues", info.num_queues);
 	SET_LIMIT(LIMIT_QUEUES, "2");
 	ASSERT_EQ(0, queue_create(self->a, &qa[0]));
-	ASSERT_EQ(0, queue_create(self->a, &qa[1]));
-	EXPECT_EQ(-EDQUOT, queue_create(self->a, &qa[2]));
-	ASSERT_EQ(0, queue_create(self->b, &qb));
+	ASSERT_EQ(0, queue_create(self->b, &qb[0]));
+	/* Two files of one process: one budget. */
+	EXPECT_EQ(-EDQUOT, queue_create(self->a, &qa[1]));
+	EXPECT_EQ(-EDQUOT, queue_create(self->b, &qb[1]));
+	/* Another user still gets a queue. */
+	EXPECT_EQ(0, as_nobody(nobody_queue));
 	EXPECT_EQ(0, queue_destroy(self->a, qa[0].queue_id));
-	ASSERT_EQ(0, queue_create(self->a, &qa[2]));
+	ASSERT_EQ(0, queue_create(self->b, &qb[1]));
 	EXPECT_EQ(-EDQUOT, queue_create(self->a, &qa[0]));
-	EXPECT_EQ(0, queue_destroy(self->a, qa[1].queue_id));
-	EXPECT_EQ(0, queue_destroy(self->a, qa[2].queue_id));
-	EXPECT_EQ(0, queue_destroy(self->b, qb.queue_id));
+	EXPECT_EQ(0, queue_destroy(self->b, qb[0].queue_id));
+	EXPECT_EQ(0, queue_destroy(self->b, qb[1].queue_id));
+}
+
+/*
+ * The names of 1.5 (host_mb_per_file, queues_per_file) set the same
+ * parameters as the new ones.
+ */
+TEST_F_TIMEOUT(limits, deprecated_names, 60)
+{
+	static const char *const old_names[] = { "host_mb_per_file", "queues_per_file" };
+	char path[128], val[32], was[32];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), PARAM_DIR "%s", old_names[i]);
+		ASSERT_EQ(0, read_file(path, was, sizeof(was))) TH_LOG("%s", path);
+		SET_LIMIT(i, "3");
+		ASSERT_EQ(0, read_file(path, val, sizeof(val)));
+		EXPECT_EQ(3, atoi(val)) TH_LOG("%s", path);
+		ASSERT_EQ(0, write_file(path, "5"));
+		ASSERT_EQ(0, limit_path(i, path, sizeof(path)));
+		ASSERT_EQ(0, read_file(path, val, sizeof(val)));
+		EXPECT_EQ(5, atoi(val)) TH_LOG("%s", path);
+	}
 }
 
 /* Open files of the card (one line per file in debugfs "contexts"). */
@@ -1519,56 +1626,41 @@ static int card_contexts(int fd)
  * contexts_per_user bounds the files (ASIDs) one user holds on a card:
  * past it open() fails with EDQUOT; a close gives the ASID back, and
  * another user is not affected.  The guest tests run as root, alone on
- * the card, so every open file of card 0 is this user's.
+ * the card, so every open file of the card is this user's.
  */
+static int nobody_open(int fd)
+{
+	return fd < 0;
+}
+
 TEST_F_TIMEOUT(limits, contexts_per_user, 120)
 {
-	int fds[4], n, i, status;
-	struct stat st;
+	int fds[4], n, i;
 	char val[16];
-	pid_t pid;
 
 	n = card_contexts(self->a);
 	if (n < 2)
 		SKIP(return, "no debugfs \"contexts\"");
 	snprintf(val, sizeof(val), "%d", n + 2);
 	SET_LIMIT(LIMIT_CONTEXTS, val);
-	fds[0] = open(ACCEL0, O_RDWR | O_CLOEXEC);
-	fds[1] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	fds[0] = open(limits_node, O_RDWR | O_CLOEXEC);
+	fds[1] = open(limits_node, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fds[0]);
 	ASSERT_LE(0, fds[1]);
-	fds[2] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	fds[2] = open(limits_node, O_RDWR | O_CLOEXEC);
 	EXPECT_EQ(-1, fds[2]);
 	EXPECT_EQ(EDQUOT, errno);
 	if (fds[2] >= 0)
 		close(fds[2]);
 
-	/* Another user (nobody) still gets a context: let it open the node. */
-	ASSERT_EQ(0, stat(ACCEL0, &st));
-	ASSERT_EQ(0, chmod(ACCEL0, 0666));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int fd;
-
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(3);
-		fd = open(ACCEL0, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			_exit(1);
-		close(fd);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	chmod(ACCEL0, st.st_mode & 07777);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Another user (nobody) still gets a context. */
+	EXPECT_EQ(0, as_nobody(nobody_open));
 
 	close(fds[1]);
-	fds[1] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	fds[1] = open(limits_node, O_RDWR | O_CLOEXEC);
 	EXPECT_LE(0, fds[1]);
 	SET_LIMIT(LIMIT_CONTEXTS, "0");
-	fds[2] = open(ACCEL0, O_RDWR | O_CLOEXEC);
+	fds[2] = open(limits_node, O_RDWR | O_CLOEXEC);
 	EXPECT_LE(0, fds[2]);
 	for (i = 0; i < 3; i++)
 		if (fds[i] >= 0)

@@ -487,8 +487,11 @@ TEST_F(dev, queue_create_until_busy)
 	char buf[32];
 	FILE *f;
 
-	/* The file's own limit (0: none), if this driver has one. */
-	f = fopen("/sys/module/m890/parameters/queues_per_file", "r");
+	/*
+	 * The user's limit (0: none), if this driver has one; this file is
+	 * the only one of the user (root) holding queues on the card.
+	 */
+	f = fopen("/sys/module/m890/parameters/queues_per_user", "r");
 	if (f) {
 		if (fgets(buf, sizeof(buf), f))
 			limit = (unsigned int)strtoul(buf, NULL, 10);
@@ -500,7 +503,7 @@ TEST_F(dev, queue_create_until_busy)
 			break;
 		ids[n++] = q.queue_id;
 	}
-	/* -EDQUOT at the file's limit, -EBUSY when the card has no more. */
+	/* -EDQUOT at the user's limit, -EBUSY when the card has no more. */
 	EXPECT_EQ(limit && n == limit ? -EDQUOT : -EBUSY, ret);
 	EXPECT_LE(n, self->info.num_queues);
 	EXPECT_GE(n, 1);

@@ -131,8 +131,9 @@ struct drm_m890_queue_state {
  *        returned rounded.
  *        -EINVAL for 0, -E2BIG past the VA space, -ENOMEM (host) or
  *        -ENOSPC (HBM) when memory is short, -EDQUOT (host) when the
- *        file's host BOs would pin more than the host_mb_per_file module
- *        parameter allows (MiB, default half the RAM).
+ *        host BOs of the opener's user on this card (all its files)
+ *        would pin more than the host_mb_per_user module parameter
+ *        allows (MiB, default half the RAM).
  * @flags: one DRM_M890_BO_* placement.
  * @handle: returned GEM handle.
  * @va: returned device VA of the BO in this file's address space.
@@ -178,8 +179,8 @@ struct drm_m890_bo_info {
  *           the submission that returned seqno N completes (or fails).
  * @pad: must be zero.
  * Errors: -EBUSY when every hardware queue is taken, -EDQUOT when the
- * file already owns as many queues as the queues_per_file module
- * parameter allows (default 8).
+ * files of the opener's user on this card already own as many queues as
+ * the queues_per_user module parameter allows (default 8).
  */
 struct drm_m890_queue_create {
 	__u32 flags;
