@@ -112,6 +112,13 @@ for n in ${CHECK_COLL_CARDS:-1 4}; do
 		-t "${GUEST_TIMEOUT:-1200}" -l "$logdir/guest-${n}cards-collectives.console.log" -- \
 		'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc m890-lib-test-meta m890-lib-test-ep_mproc m890-lib-test-ep_fabric m890-lib-test-ep_dev m890-lib-test-ep_dev_mproc m890-lib-test-rankstress m890-lib-test-dcoll m890-lib-test-group; do echo "# suite $t"; $t || rc=1; done; exit $rc'
 done
+# Spec 1.0 cards (one data mover, no fabric atomics: -global m890.engines=0),
+# where the collectives take their spec 1.0 paths: the all-to-all, the
+# per-rank collectives and their timeouts, host-routed EP.
+run_suite guest-4cards-spec10 env QEMU_OPTS="-global m890.engines=0${QEMU_OPTS:+ $QEMU_OPTS}" \
+	"$top/scripts/guest-run.sh" -n 4 -t "${GUEST_TIMEOUT:-1200}" \
+	-l "$logdir/guest-4cards-spec10.console.log" -- \
+	'rc=0; for t in m890-lib-test-comm m890-lib-test-ep m890-lib-test-mproc m890-lib-test-meta m890-lib-test-ep_mproc; do echo "# suite $t"; $t || rc=1; done; exit $rc'
 # 5. Two VMs of two cards on one icn-switchd: the joined fabric seen from
 # each guest (tests/guest/m890-vm-fabric.sh).  Cross-VM data, a VM that
 # dies and the daemon's restart are covered by qtest-m890-multivm-test.
