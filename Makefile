@@ -74,7 +74,7 @@ help:
 	@echo "make fuzz [FUZZ_ARGS=]   a long ioctl stress run under the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "  GUEST_KERNEL=debug     make run|guest|shell boot the debug kernel instead of Debian's"
 	@echo "make shell               interactive guest shell"
-	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND QEMU_OPTS GUEST_PROGRAMS"
+	@echo "  guest variables: CARDS HBM_MB VMS GUEST_MEM GUEST_CPUS GUEST_APPEND GUEST_TIMEOUT QEMU_OPTS GUEST_PROGRAMS"
 	@echo "  (your own programs for the guest: user/README.md)"
 	@echo "make module|qemu|userspace|image|kernel-debug|image-debug|clean"
 	@echo "make install [PREFIX=/usr/local] [LIBDIR=] [DESTDIR=]  libm890, icnctl, icn-switchd,"
@@ -165,11 +165,11 @@ $(error GUEST_KERNEL must be stock or debug, not '$(GUEST_KERNEL)')
 endif
 
 guest: guest-args qemu $(GUEST_IMAGE)
-	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+	@$(GUEST_ENV) scripts/guest-run.sh -n '$(CARDS)' -V '$(VMS)' -m '$(HBM_MB)' -t '$(GUEST_TIMEOUT)' \
 		-l $(LOGDIR)/guest.log -- '$(subst ','\'',$(CMD))'
 
 shell: guest-args qemu $(GUEST_IMAGE)
-	@$(GUEST_ENV) scripts/guest-run.sh -i -n $(CARDS) -m $(HBM_MB)
+	@$(GUEST_ENV) scripts/guest-run.sh -i -n '$(CARDS)' -V '$(VMS)' -m '$(HBM_MB)'
 
 ifeq ($(VMS),1)
 RUN_CMD = echo '== icnctl port show present'; icnctl port show present || exit 1; \
@@ -183,11 +183,11 @@ endif
 
 # The arguments are checked before anything is built or booted.
 guest-args:
-	@scripts/guest-run.sh -C -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) -- true
+	@scripts/guest-run.sh -C -n '$(CARDS)' -V '$(VMS)' -m '$(HBM_MB)' -t '$(GUEST_TIMEOUT)' -- true
 
 run: guest-args qemu $(GUEST_IMAGE)
 	@echo "== booting $(if $(filter 1,$(VMS)),,$(VMS) VMs x )$(CARDS) emulated M890 cards (console log: $(LOGDIR)/run.log)"
-	@$(GUEST_ENV) scripts/guest-run.sh -n $(CARDS) -V $(VMS) -m $(HBM_MB) -t $(GUEST_TIMEOUT) \
+	@$(GUEST_ENV) scripts/guest-run.sh -n '$(CARDS)' -V '$(VMS)' -m '$(HBM_MB)' -t '$(GUEST_TIMEOUT)' \
 		-l $(LOGDIR)/run.log -- "$(RUN_CMD)"
 
 # ---- benchmarks ----

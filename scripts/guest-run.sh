@@ -45,22 +45,34 @@ while getopts "n:V:m:t:l:iNHC" o; do
 done
 shift $((OPTIND - 1))
 cmd=${*:-}
-case $cards in ''|*[!0-9]*) echo "guest-run: CARDS must be a number, not '$cards'" >&2; exit 2 ;; esac
-cards=$((10#$cards))
+# decimal NAME VALUE [UNIT]: VALUE as a decimal number on standard output;
+# exits 2 naming NAME unless it is one of at most 9 digits (leading zeros
+# aside), so that no product of the checks below can overflow.
+decimal() {
+	local v=$2
+	case $v in ''|*[!0-9]*) echo "guest-run: $1 must be a number${3:+ of $3}, not '$v'" >&2; exit 2 ;; esac
+	v=${v#"${v%%[!0]*}"}
+	[ ${#v} -le 9 ] || { echo "guest-run: $1 is out of range ($2)" >&2; exit 2; }
+	echo $((10#${v:-0}))
+}
+cards=$(decimal CARDS "$cards") || exit 2
 if [ "$cards" -lt 1 ] || [ "$cards" -gt 64 ]; then
 	echo "guest-run: CARDS must be 1..64 (ICN Switch 1.0 has 64 ports)" >&2
 	exit 2
 fi
-case $vms in ''|*[!0-9]*) echo "guest-run: VMS must be a number, not '$vms'" >&2; exit 2 ;; esac
-vms=$((10#$vms))
+vms=$(decimal VMS "$vms") || exit 2
 if [ "$vms" -lt 1 ] || [ $((vms * cards)) -gt 64 ]; then
 	echo "guest-run: VMS x CARDS must be 1..64 (one switch of 64 ports)" >&2
 	exit 2
 fi
-case $hbm in ''|*[!0-9]*) echo "guest-run: HBM_MB must be a number of MiB, not '$hbm'" >&2; exit 2 ;; esac
-hbm=$((10#$hbm))
+hbm=$(decimal HBM_MB "$hbm" MiB) || exit 2
 if [ "$hbm" -lt 1 ] || [ $((hbm & (hbm - 1))) != 0 ]; then
 	echo "guest-run: HBM_MB must be a power of two (MiB), not $hbm" >&2
+	exit 2
+fi
+timeout=$(decimal GUEST_TIMEOUT "$timeout" seconds) || exit 2
+if [ "$timeout" -lt 1 ]; then
+	echo "guest-run: GUEST_TIMEOUT must be at least 1 (seconds)" >&2
 	exit 2
 fi
 if [ "$vms" -gt 1 ]; then

@@ -4,7 +4,8 @@
 # Bad guest sizes are refused before anything is built or boots:
 # guest-run.sh -C (what `make guest-args` runs first for make run, guest
 # and shell) exits 2 naming the variable for CARDS 0, 65 or not a number,
-# HBM_MB 0, 100 or another non-power of two, VMS x CARDS above 64, and a
+# HBM_MB 0, 100 or another non-power of two, VMS x CARDS above 64, values
+# too long to multiply without overflow, a GUEST_TIMEOUT not a number, and a
 # CARDS x HBM_MB whose HBM BARs do not fit the guest's 64-bit PCI window
 # (256 GiB under TCG: Documentation/architecture.rst, "PCIe topology");
 # the sizes at the edges pass; `make run` with a bad value stops at
@@ -55,6 +56,11 @@ refused "VMS=5 CARDS=13" "VMS x CARDS must be 1..64" -V 5 -n 13
 refused "CARDS=2 HBM_MB=262144 (512 GiB of BARs)" "does not fit the guest.s 262144 MiB window" -n 2 -m 262144
 refused "CARDS=64 HBM_MB=8192" "HBM_MB at most 4096 for 64 cards" -n 64 -m 8192
 refused "CARDS=3 HBM_MB=131072" "HBM_MB at most 65536 for 3 cards" -n 3 -m 131072
+refused "CARDS=2^64+2 (no wrap to 2)" "CARDS is out of range" -n 18446744073709551618
+refused "VMS=2^62 CARDS=4 (no wrap of VMS x CARDS to 0)" "VMS is out of range" -V 4611686018427387904 -n 4
+refused "HBM_MB=2^62 (no wrap of CARDS x HBM_MB)" "HBM_MB is out of range" -n 4 -m 4611686018427387904
+refused "GUEST_TIMEOUT=abc" "GUEST_TIMEOUT must be a number of seconds" -t abc
+refused "GUEST_TIMEOUT=0" "GUEST_TIMEOUT must be at least 1" -t 0
 accepted "the defaults (CARDS=8 HBM_MB=128)"
 accepted "CARDS=64 HBM_MB=4096 (the window, full)" -n 64 -m 4096
 accepted "CARDS=1 HBM_MB=262144" -n 1 -m 262144
@@ -64,7 +70,7 @@ M890_BAR_CHECK=0 "$run" -C -n 2 -m 262144 -- true >"$out" 2>&1
 t "M890_BAR_CHECK=0 lets CARDS=2 HBM_MB=262144 through" test $? = 0
 
 # make: guest-args is checked first, and make run stops there.
-for v in "CARDS=65" "CARDS=x" "HBM_MB=100" "CARDS=2 HBM_MB=262144"; do
+for v in "CARDS=65" "CARDS=x" "CARDS=" "HBM_MB=100" "CARDS=2 HBM_MB=262144" "GUEST_TIMEOUT=abc"; do
 	# shellcheck disable=SC2086
 	make -s -C "$top" guest-args $v >"$out" 2>&1
 	rc=$?
