@@ -62,7 +62,8 @@
 
 #define ICN_REMOTE_FLUSH_MS     20
 #define ICN_REMOTE_RETRY_MS     500
-#define ICN_REMOTE_REPLY_MS     5000
+/* above icn-switchd's fence timeout (8 s), which an EXPORT_DEL may take */
+#define ICN_REMOTE_REPLY_MS     10000
 
 typedef struct IcnRemotePeer {
     bool mapped;

@@ -56,6 +56,12 @@ run_suite() {
 	if [ $failed != "$f0" ]; then
 		grep -E '^(\[vm[0-9]+\] )?( *not ok|#.*(FAIL|fail)|init: )|guest-run:' "$log" | head -20 |
 			sed 's/^/    /'
+		# what the kernel and icn-switchd said meanwhile (the first lines)
+		for f in "$logdir/$name.console.log" "$logdir/$name.console.icn-switchd.log"; do
+			[ -f "$f" ] || continue
+			grep -E '\*ERROR\*|BUG|WARNING|dropping it|FENCE_ACK after|receive failed' "$f" |
+				head -10 | sed "s|^|    ${f##*/}: |"
+		done
 	fi
 }
 

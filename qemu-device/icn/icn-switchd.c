@@ -20,8 +20,9 @@
  * export slot goes to every client (EXPORT), whose copy checks its cards'
  * accesses against it.  An EXPORT_DEL is answered only after every other
  * client acknowledged a FENCE sent behind the change, or was dropped for
- * not doing so within ICN_FENCE_TIMEOUT_MS: a revoke is in force in every
- * VM when the revoking card's command completes.
+ * not doing so within the fence timeout (-F, ICN_FENCE_TIMEOUT_MS by
+ * default): a revoke is in force in every VM when the revoking card's
+ * command completes.
  *
  * A client that closes its socket or dies takes its ports down: the core
  * detaches them (events to the others, PEER_GONE) and the rest continue;
@@ -56,7 +57,14 @@
 #define ICN_MAX_CLIENTS         64
 #define ICN_SEND_TIMEOUT_MS     2000
 #define ICN_MAX_MGMT_NAMES      16
-#define ICN_FENCE_TIMEOUT_MS    1000
+/*
+ * How long an EXPORT_DEL waits for the other VMs' FENCE_ACKs by default
+ * (-F): well above the second-long stalls of a QEMU main loop on a loaded
+ * host, well below the issuer's own reply wait (ICN_REMOTE_REPLY_MS, 10 s,
+ * in m890_switch_remote.c), which holds its BQL meanwhile.
+ */
+#define ICN_FENCE_TIMEOUT_MS    8000
+#define ICN_FENCE_TIMEOUT_MAX   9000
 
 struct client;
 
@@ -79,6 +87,7 @@ struct client {
     struct icn_conn conn;
     uint64_t fence_sent;        /* last FENCE sent to it */
     uint64_t fence_acked;       /* last FENCE it acknowledged */
+    int64_t fence_sent_ms;      /* when fence_sent went, CLOCK_MONOTONIC */
     /* an EXPORT_DEL whose reply waits for the others' FENCE_ACKs */
     bool pending;
     uint32_t pending_seq;
@@ -96,6 +105,7 @@ static struct {
     const char *mgmt_names[ICN_MAX_MGMT_NAMES];  /* -M: only these may */
     unsigned int n_mgmt_names;
     int verbose;
+    int fence_timeout_ms;       /* -F */
     int listen_fd;
     unsigned int next_id;
     uint64_t next_fence;
@@ -425,13 +435,31 @@ static void fence_start(struct client *c, uint32_t seq,
         if (k->used && k->hello && !k->dead && k != c) {
             client_send(k, ICN_MSG_FENCE, 0, &f, NULL, 0);
             k->fence_sent = f.id;
+            k->fence_sent_ms = now_ms();
         }
     }
     c->pending = true;
     c->pending_seq = seq;
     c->pending_fence = f.id;
-    c->pending_deadline = now_ms() + ICN_FENCE_TIMEOUT_MS;
+    c->pending_deadline = now_ms() + d.fence_timeout_ms;
     c->pending_reply = *r;
+}
+
+static void client_readable(struct client *c);
+
+/*
+ * At @c's fence deadline, read what laggard @k has sent meanwhile: an
+ * acknowledgement that reached the socket while this loop was busy or
+ * descheduled is not a stuck VM.  True if @k acknowledged @c's fence.
+ */
+static bool fence_late_ack(struct client *k, const struct client *c)
+{
+    struct pollfd pfd = { .fd = k->conn.fd, .events = POLLIN };
+
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+        client_readable(k);
+    }
+    return !k->dead && k->fence_acked >= c->pending_fence;
 }
 
 /*
@@ -460,11 +488,11 @@ static int fences_poll(bool reply)
                 k->fence_acked >= c->pending_fence) {
                 continue;
             }
-            if (now >= c->pending_deadline) {
+            if (now >= c->pending_deadline && !fence_late_ack(k, c)) {
                 logmsg(0, "client %u (%s): no FENCE_ACK within %d ms; "
-                       "dropping it", k->id, k->name, ICN_FENCE_TIMEOUT_MS);
+                       "dropping it", k->id, k->name, d.fence_timeout_ms);
                 k->dead = true;
-            } else {
+            } else if (k->fence_acked < c->pending_fence) {
                 done = false;
             }
         }
@@ -488,6 +516,12 @@ static void do_fence_ack(struct client *c, const struct icn_msg *m)
         return;
     }
     c->fence_acked = m->u.fence.id;
+    if (now_ms() - c->fence_sent_ms > d.fence_timeout_ms / 4) {
+        /* a VM this slow is near being dropped: say so */
+        logmsg(0, "client %u (%s): FENCE_ACK after %lld ms (timeout %d ms)",
+               c->id, c->name, (long long)(now_ms() - c->fence_sent_ms),
+               d.fence_timeout_ms);
+    }
 }
 
 static void do_cmd(struct client *c, const struct icn_msg *m)
@@ -724,7 +758,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: icn-switchd -s SOCKET [-i SWITCH_ID] [-p PIDFILE] "
-            "[-M NAME]... [-R] [-v]\n"
+            "[-M NAME]... [-R] [-F MS] [-v]\n"
             "  -s SOCKET     Unix socket to serve (QEMU: -object "
             "icn-switch,socket=SOCKET)\n"
             "  -i SWITCH_ID  switch id reported by INFO (default 0)\n"
@@ -732,7 +766,10 @@ static void usage(FILE *f)
             "  -M NAME       management permission only for the VMs that say\n"
             "                HELLO with this name (QEMU: -name NAME); repeatable\n"
             "  -R            withhold management permission from every card\n"
-            "  -v            log state changes (-vv: every message)\n");
+            "  -F MS         drop a VM that does not acknowledge a revocation\n"
+            "                within MS milliseconds (50..%d, default %d)\n"
+            "  -v            log state changes (-vv: every message)\n",
+            ICN_FENCE_TIMEOUT_MAX, ICN_FENCE_TIMEOUT_MS);
 }
 
 /*
@@ -746,7 +783,8 @@ static int parse_args(int argc, char **argv)
     int opt;
 
     d.mgmt = true;
-    while ((opt = getopt(argc, argv, "s:i:p:M:Rvh")) != -1) {
+    d.fence_timeout_ms = ICN_FENCE_TIMEOUT_MS;
+    while ((opt = getopt(argc, argv, "s:i:p:M:RF:vh")) != -1) {
         switch (opt) {
         case 's':
             d.path = optarg;
@@ -773,6 +811,17 @@ static int parse_args(int argc, char **argv)
             break;
         case 'R':
             d.mgmt = false;
+            break;
+        case 'F':
+            errno = 0;
+            id = strtoul(optarg, &end, 10);
+            if (errno || *end || !*optarg || id < 50 ||
+                id > ICN_FENCE_TIMEOUT_MAX) {
+                fprintf(stderr, "icn-switchd: bad fence timeout '%s' "
+                        "(50..%d ms)\n", optarg, ICN_FENCE_TIMEOUT_MAX);
+                return 2;
+            }
+            d.fence_timeout_ms = (int)id;
             break;
         case 'v':
             d.verbose++;

@@ -190,8 +190,9 @@ static void daemon_start(void)
     daemon_pid = fork();
     g_assert(daemon_pid >= 0);
     if (daemon_pid == 0) {
+        /* a 1 s fence timeout: test_revoke_frozen_vm() waits it out */
         execl(daemon_bin, daemon_bin, "-s", sock_path, "-p", pidfile,
-              (char *)NULL);
+              "-F", "1000", (char *)NULL);
         _exit(127);
     }
     for (i = 0; i < 500 && access(pidfile, F_OK); i++) {

@@ -707,10 +707,10 @@ static void test_exports(void)
           M890_SW_OK);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     cmd_send(&b, 2, M890_SW_OP_EXPORT_DEL, 3);
-    CHECK(reply_within(&b, 3000, &r) && r.status == M890_SW_OK);
+    CHECK(reply_within(&b, 4000, &r) && r.status == M890_SW_OK);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-    CHECK(ms >= 900);
+    CHECK(ms >= 1950);  /* -F 2000 */
     CHECK(got_eof(&a));
     client_close(&a);
     /* a's card left: b is told, and a's windows went with it */
@@ -837,6 +837,29 @@ static void test_restart(void)
     card_free(&k);
 }
 
+/* -F outside 50..9000 ms, or not a number, is refused (status 2). */
+static void test_bad_fence_timeout(void)
+{
+    static const char *const bad[] = { "49", "9001", "1s", "", "-5" };
+    unsigned int i;
+    int status;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        pid_t p = fork();
+
+        if (p == 0) {
+            int devnull = open("/dev/null", O_WRONLY);
+
+            dup2(devnull, 2);
+            execl(daemon_bin, daemon_bin, "-s", sock_path, "-F", bad[i],
+                  (char *)NULL);
+            _exit(127);
+        }
+        waitpid(p, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    }
+}
+
 int main(int argc, char **argv)
 {
     char dir[] = "/tmp/icn-switchd-test.XXXXXX";
@@ -872,7 +895,9 @@ int main(int argc, char **argv)
     snprintf(sock_path, sizeof(sock_path), "%s/icn.sock", dir);
     snprintf(pid_path, sizeof(pid_path), "%s/pid", dir);
 
-    pid = start_daemon(NULL);
+    test_bad_fence_timeout();
+    /* a short fence timeout, for the drop of a client that does not ack */
+    pid = start_daemon2("-F", "2000");
     CHECK(access(pid_path, F_OK) == 0);
     test_hello();
     test_fabric();
