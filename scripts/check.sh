@@ -59,8 +59,8 @@ run_suite() {
 		# what the kernel and icn-switchd said meanwhile (the first lines)
 		for f in "$logdir/$name.console.log" "$logdir/$name.console.icn-switchd.log"; do
 			[ -f "$f" ] || continue
-			grep -E '\*ERROR\*|BUG|WARNING|dropping it|FENCE_ACK after|receive failed' "$f" |
-				head -10 | sed "s|^|    ${f##*/}: |"
+			grep -E '\*ERROR\*|BUG|WARNING|rcu: INFO|dropping it|FENCE_ACK after|receive failed' "$f" |
+				grep -v -E '^(\[vm[0-9]+\] )?#' | head -10 | sed "s|^|    ${f##*/}: |"
 		done
 	fi
 }
