@@ -509,6 +509,8 @@ static int fences_poll(bool reply)
 
 static void do_fence_ack(struct client *c, const struct icn_msg *m)
 {
+    int64_t took = now_ms() - c->fence_sent_ms;
+
     if (m->u.fence.id > c->fence_sent || m->u.fence.id < c->fence_acked) {
         logmsg(0, "client %u (%s): FENCE_ACK %llu out of order", c->id,
                c->name, (unsigned long long)m->u.fence.id);
@@ -516,11 +518,10 @@ static void do_fence_ack(struct client *c, const struct icn_msg *m)
         return;
     }
     c->fence_acked = m->u.fence.id;
-    if (now_ms() - c->fence_sent_ms > d.fence_timeout_ms / 4) {
+    if (took > d.fence_timeout_ms / 4) {
         /* a VM this slow is near being dropped: say so */
         logmsg(0, "client %u (%s): FENCE_ACK after %lld ms (timeout %d ms)",
-               c->id, c->name, (long long)(now_ms() - c->fence_sent_ms),
-               d.fence_timeout_ms);
+               c->id, c->name, (long long)took, d.fence_timeout_ms);
     }
 }
 
@@ -776,10 +777,20 @@ static void usage(FILE *f)
  * The command line into d.  Returns -1 to go on, or the status to exit
  * with (0 after -h).
  */
+/* @text as a number in [@min, @max] (strtoul() in @base) into *@out. */
+static bool parse_number(const char *text, int base, unsigned long min,
+                         unsigned long max, unsigned long *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtoul(text, &end, base);
+    return !errno && !*end && *text && *out >= min && *out <= max;
+}
+
 static int parse_args(int argc, char **argv)
 {
-    unsigned long id;
-    char *end;
+    unsigned long n;
     int opt;
 
     d.mgmt = true;
@@ -790,13 +801,11 @@ static int parse_args(int argc, char **argv)
             d.path = optarg;
             break;
         case 'i':
-            errno = 0;
-            id = strtoul(optarg, &end, 0);
-            if (errno || *end || !*optarg || id > UINT32_MAX) {
+            if (!parse_number(optarg, 0, 0, UINT32_MAX, &n)) {
                 fprintf(stderr, "icn-switchd: bad switch id '%s'\n", optarg);
                 return 2;
             }
-            d.switch_id = (uint32_t)id;
+            d.switch_id = (uint32_t)n;
             break;
         case 'p':
             d.pidfile = optarg;
@@ -813,15 +822,12 @@ static int parse_args(int argc, char **argv)
             d.mgmt = false;
             break;
         case 'F':
-            errno = 0;
-            id = strtoul(optarg, &end, 10);
-            if (errno || *end || !*optarg || id < 50 ||
-                id > ICN_FENCE_TIMEOUT_MAX) {
+            if (!parse_number(optarg, 10, 50, ICN_FENCE_TIMEOUT_MAX, &n)) {
                 fprintf(stderr, "icn-switchd: bad fence timeout '%s' "
                         "(50..%d ms)\n", optarg, ICN_FENCE_TIMEOUT_MAX);
                 return 2;
             }
-            d.fence_timeout_ms = (int)id;
+            d.fence_timeout_ms = (int)n;
             break;
         case 'v':
             d.verbose++;
