@@ -521,6 +521,10 @@ m890_status_t m890_event_synchronize(m890_event_t event);
 
 /**
  * m890_event_query() - M890_SUCCESS if complete, else M890_NOT_READY.
+ * Consistent with waits on the card: once a stream that waited on the
+ * event (m890_stream_wait_event()) has completed, the query answers
+ * M890_SUCCESS; it then waits the moment the recorded submission's fence
+ * still takes to signal.
  */
 m890_status_t m890_event_query(m890_event_t event);
 

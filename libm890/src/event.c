@@ -156,6 +156,17 @@ static m890_status_t event_wait(struct m890_event *ev, int64_t abs_timeout)
 		return ev->status ? m890_fail(ev->status,
 					      "recorded work failed") :
 			M890_SUCCESS;
+	/*
+	 * The SIGNAL that ends the recorded point lets other streams' waits
+	 * go on before the submission's fence has signalled: its completion
+	 * write and interrupt are still on their way.  A stream that waited
+	 * on the event may already be done, so a poll that sees the
+	 * semaphore reached waits for that fence instead of answering
+	 * "not ready".  Nothing follows the SIGNAL in that submission
+	 * (m890_event_record() flushes after it), so the wait is short.
+	 */
+	if (!abs_timeout && ev->ts_ptr[EVENT_SEM / 8] >= ev->gen)
+		abs_timeout = INT64_MAX;
 	if (drmSyncobjWait(ev->dev->fd, &ev->syncobj, 1, abs_timeout, 0,
 			   NULL)) {
 		if (errno == ETIME || errno == ETIMEDOUT)
