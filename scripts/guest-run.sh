@@ -211,9 +211,14 @@ fi
 # oopses or panics before the command runs (seen about once in 15 boots
 # under TCG: an int3 oops in sched_clock_cpu during init; /init reports
 # one as M890-RETRY-BOOT) gets one fresh boot, reported; a second one
-# fails the run.  Hangs and oopses from the loading of m890.ko on (/init
-# prints M890-INSMOD just before it) are the driver's or the command's and
-# are never retried, and a card that does not probe fails the run at once.
+# fails the run.  A vCPU whose local timer stops later, even the CPU
+# /init's check runs on, is reported by RCU ("Possible timer handling
+# issue on cpu=N"); seen before the command started, that boot is
+# restarted too (watch_timer_stall; the same two restarts at most).
+# Other hangs and oopses from the loading of m890.ko on (/init prints
+# M890-INSMOD just before it) are the driver's or the command's and are
+# never retried, and a card that does not probe fails the run at once.
+# With several VMs only the VM that stalled boots again.
 #
 # run_vm DIR VM PREFIX: boot VM number VM, print its console (each line
 # prefixed by PREFIX) and leave the guest's exit status in DIR/rc.
@@ -223,8 +228,34 @@ fi
 # ACPI's host bridge a moment later and every card probes through it).
 console_quiet='^(\[vm[0-9]+\] )?(M890-(EXIT=|BOOTED|CMD$|INSMOD$)|\[ *[0-9.]+\] (reboot|ACPI|PCI: Fatal: No config space access function found$))'
 
+# watch_timer_stall DIR: while the guest runs and its command has not
+# started, look for the kernel's report of a vCPU whose local timer
+# stopped: RCU's "timer wakeup didn't happen ... Possible timer handling
+# issue on cpu=N", which names an idle CPU that takes no ticks.  That is
+# the TCG stall /init's own check catches on the other CPUs, on any CPU
+# and at any point before the command (the boot, /init's check, the
+# loading of m890.ko and the probe of the cards).  A driver that hangs
+# leaves a different trace (a task blocked, a CPU busy in the kernel: a
+# soft lockup or a self-detected stall), so this one is retried even
+# after M890-INSMOD.  Prints the report's line and stops QEMU when it
+# finds one; prints nothing once the command started or QEMU ended.
+watch_timer_stall() {
+	local dir=$1 line
+	while kill -0 "$pipeline" 2>/dev/null; do
+		grep -q '^M890-CMD$' "$dir/console.log" && return 0
+		line=$(grep -m1 -o -E 'Possible timer handling issue on cpu=[0-9]+' "$dir/console.log")
+		if [ -n "$line" ]; then
+			grep -q '^M890-CMD$' "$dir/console.log" && return 0
+			kill "$(cat "$dir/qemu.pid" 2>/dev/null)" 2>/dev/null
+			echo "$line"
+			return 0
+		fi
+		sleep 1
+	done
+}
+
 run_vm() {
-	local dir=$1 v=$2 prefix=$3 attempt=0 booted t pipeline qrc rc
+	local dir=$1 v=$2 prefix=$3 attempt=0 booted t pipeline qrc rc stalled
 	local hangs_left=2 retries_left=2 oopses_left=1
 	local boot_timeout=${M890_BOOT_TIMEOUT:-90}
 	mkdir -p "$dir"
@@ -258,7 +289,18 @@ run_vm() {
 			hangs_left=$((hangs_left - 1))
 			continue
 		fi
+		# Until the command starts, watch for the vCPU timer stall.
+		stalled=$(watch_timer_stall "$dir")
 		wait "$pipeline"
+		if [ -n "$stalled" ]; then
+			if [ $retries_left -gt 0 ]; then
+				echo "guest-run: ${prefix}a vCPU's local timer stopped before the command ran (RCU: \"$stalled\"; attempt $attempt), restarting it" >&2
+				retries_left=$((retries_left - 1))
+				continue
+			fi
+			echo "guest-run: ${prefix}a vCPU's local timer stopped before the command ran (RCU: \"$stalled\"), a third time: the run fails" >&2
+			break
+		fi
 		if [ $retries_left -gt 0 ] && grep -q '^M890-RETRY:' "$dir/console.log"; then
 			echo "guest-run: ${prefix}guest asked for a fresh boot (attempt $attempt), restarting it" >&2
 			retries_left=$((retries_left - 1))

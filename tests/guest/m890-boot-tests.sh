@@ -13,7 +13,8 @@
 # - GUEST_CPUS, GUEST_MEM, GUEST_APPEND (m890.max_vectors=1: one MSI-X
 #   vector shared by events and every queue) and QEMU_OPTS reach the guest,
 #   and bad values are refused before anything boots;
-# - a kernel oops before m890.ko loads is retried once, one after is not.
+# - a kernel oops before m890.ko loads is retried once, one after is not;
+#   a vCPU timer stall before the command runs is retried twice.
 # Prints TAP.
 #
 # usage: m890-boot-tests.sh [-l LOG]
@@ -109,6 +110,15 @@ tries=$(grep -c 'restarting' "$work/out")
 [ $rc != 0 ] && [ "$tries" = 0 ] && grep -q 'stand-in for an oops from m890.ko' "$work/out" &&
 	! grep -q THE-COMMAND-RAN "$work/out"
 tap $? "an oops from the loading of m890.ko on is not retried and fails the run (status $rc, $tries restarts)"
+# A vCPU whose local timer stops before the command runs, even after
+# m890.ko loaded (RCU names the CPU; m890test.timer_stall=post is /init's
+# stand-in for that report): two fresh boots, reported, then the run fails.
+GUEST_APPEND=m890test.timer_stall=post boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
+rc=$?
+tries=$(grep -c "local timer stopped before the command ran.*restarting it" "$work/out")
+[ $rc != 0 ] && [ "$tries" = 2 ] && grep -q 'a third time: the run fails' "$work/out" &&
+	! grep -q THE-COMMAND-RAN "$work/out"
+tap $? "a vCPU timer stall before the command, after m890.ko loaded: two fresh boots, reported, then the run fails (status $rc, $tries restarts)"
 
 for bad in "GUEST_CPUS=0" "GUEST_CPUS=x" "GUEST_MEM=100" "GUEST_MEM=1G"; do
 	env "$bad" "$run" -n 1 -- true >"$work/out" 2>&1
