@@ -773,10 +773,6 @@ static void usage(FILE *f)
             ICN_FENCE_TIMEOUT_MAX, ICN_FENCE_TIMEOUT_MS);
 }
 
-/*
- * The command line into d.  Returns -1 to go on, or the status to exit
- * with (0 after -h).
- */
 /* @text as a number in [@min, @max] (strtoul() in @base) into *@out. */
 static bool parse_number(const char *text, int base, unsigned long min,
                          unsigned long max, unsigned long *out)
@@ -788,6 +784,10 @@ static bool parse_number(const char *text, int base, unsigned long min,
     return !errno && !*end && *text && *out >= min && *out <= max;
 }
 
+/*
+ * The command line into d.  Returns -1 to go on, or the status to exit
+ * with (0 after -h).
+ */
 static int parse_args(int argc, char **argv)
 {
     unsigned long n;

@@ -95,30 +95,32 @@ tap $? "... the parameter reached the module, 3 cards use 3 vectors (${v[0]:-?},
 [ "${v[2]:-}" = "# OK: all 9 blocks verified" ] && [ "${v[3]:-}" = 0 ]
 tap $? "... events and every queue on one vector: the all-to-all and the stream tests pass (${v[2]:-?}; stream tests status ${v[3]:-?})"
 
+# retry_case APPEND TRIES RESTARTED FINAL DESC: a one-card boot with
+# GUEST_APPEND=APPEND whose command must never run: it fails, with TRIES
+# lines matching RESTARTED in the harness's output and one matching FINAL.
+retry_case() {
+	local rc tries
+	GUEST_APPEND=$1 boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
+	rc=$?
+	tries=$(grep -c "$3" "$work/out")
+	[ $rc != 0 ] && [ "$tries" = "$2" ] && grep -q "$4" "$work/out" &&
+		! grep -q THE-COMMAND-RAN "$work/out"
+	tap $? "$5 (status $rc, $tries restarts)"
+}
+
 # A kernel oops before m890.ko loads gets one fresh boot, reported, and a
 # second one fails the run; one from the loading of m890.ko on is never
 # retried (m890test.boot_oops: /init's stand-in for such an oops).
-GUEST_APPEND=m890test.boot_oops=pre boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
-rc=$?
-tries=$(grep -c "restarting it once" "$work/out")
-[ $rc != 0 ] && [ "$tries" = 1 ] && grep -q 'a second time: the run fails' "$work/out" &&
-	! grep -q THE-COMMAND-RAN "$work/out"
-tap $? "an oops before m890.ko loads: one fresh boot, reported, and a second fails the run (status $rc, $tries restart)"
-GUEST_APPEND=m890test.boot_oops=post boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
-rc=$?
-tries=$(grep -c 'restarting' "$work/out")
-[ $rc != 0 ] && [ "$tries" = 0 ] && grep -q 'stand-in for an oops from m890.ko' "$work/out" &&
-	! grep -q THE-COMMAND-RAN "$work/out"
-tap $? "an oops from the loading of m890.ko on is not retried and fails the run (status $rc, $tries restarts)"
+retry_case m890test.boot_oops=pre 1 'restarting it once' 'a second time: the run fails' \
+	"an oops before m890.ko loads: one fresh boot, reported, and a second fails the run"
+retry_case m890test.boot_oops=post 0 'restarting' 'stand-in for an oops from m890.ko' \
+	"an oops from the loading of m890.ko on is not retried and fails the run"
 # A vCPU whose local timer stops before the command runs, even after
 # m890.ko loaded (RCU names the CPU; m890test.timer_stall=post is /init's
 # stand-in for that report): two fresh boots, reported, then the run fails.
-GUEST_APPEND=m890test.timer_stall=post boot "$work/out" -n 1 -- 'echo THE-COMMAND-RAN'
-rc=$?
-tries=$(grep -c "local timer stopped before the command ran.*restarting it" "$work/out")
-[ $rc != 0 ] && [ "$tries" = 2 ] && grep -q 'a third time: the run fails' "$work/out" &&
-	! grep -q THE-COMMAND-RAN "$work/out"
-tap $? "a vCPU timer stall before the command, after m890.ko loaded: two fresh boots, reported, then the run fails (status $rc, $tries restarts)"
+retry_case m890test.timer_stall=post 2 'local timer stopped before the command ran.*restarting it' \
+	'a third time: the run fails' \
+	"a vCPU timer stall before the command, after m890.ko loaded: two fresh boots, reported, then the run fails"
 
 for bad in "GUEST_CPUS=0" "GUEST_CPUS=x" "GUEST_MEM=100" "GUEST_MEM=1G"; do
 	env "$bad" "$run" -n 1 -- true >"$work/out" 2>&1
