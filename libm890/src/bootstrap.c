@@ -400,13 +400,11 @@ m890_status_t m890_boot_allgather(struct m890_boot *b, uint64_t val, int fd,
 					      k ? fds[k] : fd);
 	}
 	if (st) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", m890_get_last_error());
+		/* close() leaves the last error alone. */
 		for (int i = 0; i < b->n; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
-		return m890_fail(st, "rank %d of %d: %s", b->rank, b->n, msg);
+		return m890_fail_wrap(st, NULL, "rank %d of %d", b->rank, b->n);
 	}
 	return M890_SUCCESS;
 }

@@ -274,13 +274,13 @@ static m890_status_t scratch_setup(struct m890_comm *c, const char *what)
 		st = m890_comm_register(c, d->r[i].scratch);
 	}
 	if (st) {
-		char msg[300];
+		struct m890_saved_error why;
 
-		snprintf(msg, sizeof(msg), "%s: scratch of the reductions: %s",
-			 what, m890_get_last_error());
+		m890_error_save(&why);
 		m890_dcoll_free(d);
+		m890_fail_wrap(st, &why, "%s: scratch of the reductions", what);
 		/* A registration may have taken place at some ranks only. */
-		return m890_comm_set_error(c, st, msg);
+		return m890_comm_set_error(c, st, m890_last_detail());
 	}
 	*dp = d;
 	return M890_SUCCESS;
@@ -414,11 +414,9 @@ static m890_status_t reduce_slots(struct dcall *k, int i, uint64_t dst,
 	p.reduce.hidden = (uint32_t)len;
 	st = m890_stream_enqueue(k->streams[l], &p, 1);
 	if (st) {
-		char msg[300];
-
-		snprintf(msg, sizeof(msg), "%s: REDUCE of rank %d not enqueued: %s",
-			 k->what, i, m890_get_last_error());
-		return m890_comm_set_error(k->c, st, msg);
+		m890_fail_wrap(st, NULL, "%s: REDUCE of rank %d not enqueued",
+			       k->what, i);
+		return m890_comm_set_error(k->c, st, m890_last_detail());
 	}
 	return M890_SUCCESS;
 }

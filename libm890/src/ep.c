@@ -334,6 +334,7 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 	M890_API_SCOPE;
 	m890_status_t st = m890_check(ep, M890_OBJ_EP, "EP object");
 
+	struct m890_saved_error why;
 	unsigned int layouts;
 
 	if (st)
@@ -361,14 +362,11 @@ M890_EXPORT m890_status_t m890_ep_destroy(m890_ep_t ep)
 	}
 	ep->obj.type = 0;
 	st = m890_ep_dev_deregister(ep);
+	if (st)
+		m890_error_save(&why);
 	ep_free(ep);
-	if (st) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", m890_get_last_error());
-		return m890_fail(st, "ep_destroy: freed, but withdrawing its buffers from the peers failed (%s); they stay mapped until m890_comm_destroy()",
-				 why);
-	}
+	if (st)
+		return m890_fail_wrap(st, &why, "ep_destroy: freed, but its buffers stay mapped at the peers until m890_comm_destroy(); withdrawing them failed");
 	return M890_SUCCESS;
 }
 
