@@ -181,7 +181,11 @@ enum m890_qerr {
 
 /* spec §8: switch management window (requests are relayed by the card) */
 #define M890_REG_SW_CMD			0x7000	/* WO: opcode | arg << 8 */
-#define  M890_SW_CMD_ARG_SHIFT		8
+#define  M890_SW_CMD_OP_MASK		0x000000ffu	/* enum m890_sw_op */
+#define  M890_SW_CMD_ARG_SHIFT		8		/* port or index */
+#define  M890_SW_CMD_ARG_MASK		0x0000ff00u
+#define  M890_SW_CMD_RSVD_SHIFT		16
+#define  M890_SW_CMD_RSVD_MASK		0xffff0000u	/* non-zero: EINVAL */
 #define M890_REG_SW_STATUS		0x7004	/* RO: enum m890_sw_status */
 #define M890_REG_SW_ARG0		0x7008	/* RW 64 */
 #define M890_REG_SW_ARG1		0x7010	/* RW 64 */

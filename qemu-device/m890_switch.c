@@ -126,7 +126,8 @@ uint32_t m890_switch_fabric_reg(M890State *s)
 
 void m890_switch_cmd(M890State *s, uint32_t cmd)
 {
-    uint32_t op = cmd & 0xff, arg = (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff;
+    uint32_t op = cmd & M890_SW_CMD_OP_MASK;
+    uint32_t arg = (cmd & M890_SW_CMD_ARG_MASK) >> M890_SW_CMD_ARG_SHIFT;
     IcnRemote *remote = s->attached ? s->sw->remote : NULL;
 
     memset(s->sw_data, 0, sizeof(s->sw_data));

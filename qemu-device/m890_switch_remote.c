@@ -705,10 +705,10 @@ uint32_t icn_remote_cmd(IcnRemote *r, M890State *s, uint32_t cmd,
 {
     struct icn_msg_cmd q = {
         .port = s->port,
-        .op = cmd & 0xff,
-        .arg = (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff,
+        .op = cmd & M890_SW_CMD_OP_MASK,
+        .arg = (cmd & M890_SW_CMD_ARG_MASK) >> M890_SW_CMD_ARG_SHIFT,
         .flags = s->sw_mgmt ? ICN_CMD_F_MGMT : 0,
-        .rsvd0 = cmd >> 16,
+        .rsvd0 = (cmd & M890_SW_CMD_RSVD_MASK) >> M890_SW_CMD_RSVD_SHIFT,
         .arg0 = s->sw_arg[0],
         .arg1 = s->sw_arg[1],
     };

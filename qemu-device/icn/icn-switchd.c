@@ -530,7 +530,7 @@ static void do_cmd(struct client *c, const struct icn_msg *m)
     const struct icn_msg_cmd *q = &m->u.cmd;
     struct icn_msg_cmd_reply r = { 0 };
     uint32_t cmd = q->op | (uint32_t)q->arg << M890_SW_CMD_ARG_SHIFT |
-                   (uint32_t)q->rsvd0 << 16;
+                   (uint32_t)q->rsvd0 << M890_SW_CMD_RSVD_SHIFT;
     struct icn_msg_export x;
     int changed = -1;
 

@@ -202,12 +202,12 @@ uint32_t icn_switch_command(struct icn_switch *sw, unsigned int port,
     }
     *changed = -1;
     memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
-    if (cmd >> 16) {
+    if (cmd & M890_SW_CMD_RSVD_MASK) {
         return M890_SW_EINVAL;
     }
-    status = icn_cmd_do(sw, port, mgmt, cmd & 0xff,
-                        (cmd >> M890_SW_CMD_ARG_SHIFT) & 0xff, arg0, arg1, d,
-                        changed);
+    status = icn_cmd_do(sw, port, mgmt, cmd & M890_SW_CMD_OP_MASK,
+                        (cmd & M890_SW_CMD_ARG_MASK) >> M890_SW_CMD_ARG_SHIFT,
+                        arg0, arg1, d, changed);
     if (status != M890_SW_OK) {
         memset(d, 0, M890_SW_DATA_WORDS * sizeof(*d));
         *changed = -1;
