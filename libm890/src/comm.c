@@ -505,16 +505,18 @@ static uint64_t comm_key(const struct m890_comm *c, int rank, unsigned int area)
 
 /*
  * Sleep a little before the next poll; false once @deadline passed.  A
- * bare sleep on purpose: the poll waits for a peer to export its area,
- * which it does in another process or VM, and an export raises no event
- * here (DRM_M890_FABRIC_IMPORT is a one-shot lookup through the switch:
- * there is no fence, syncobj or eventfd to block on).  2 ms keeps the
- * switch traffic of a slow peer low and costs little against the setup
- * timeout.
+ * bare sleep on purpose: what the setup waits for happens in another
+ * process or VM -- a peer exporting its area (here, and the meeting card
+ * opening the meeting in unique_id.c), a rank's SIGNAL landing in the
+ * meeting area (unique_id.c) -- and raises no event on this card or in
+ * this kernel: DRM_M890_FABRIC_IMPORT is a one-shot lookup through the
+ * switch and the meeting area is plain HBM, so there is no fence, syncobj
+ * or eventfd to block on.  2 ms keeps the switch traffic of a slow peer
+ * low and costs little against the seconds-long setup timeout.
  */
-static bool comm_poll_again(int64_t deadline)
+bool m890_peer_poll_again(int64_t deadline)
 {
-	struct timespec ts = { 0, 2000000 };
+	struct timespec ts = { 0, M890_PEER_POLL_NS };
 
 	if (m890_monotonic_ns() > deadline)
 		return false;
@@ -551,7 +553,7 @@ static m890_status_t comm_fabric_window(struct m890_comm *c, int i, int j,
 					      M890_ERROR_SYSTEM, NULL,
 					      "rank %d: window on rank %d (fabric id %u)'s %s",
 					      i, j, c->fids[j], what);
-		if (!comm_poll_again(deadline))
+		if (!m890_peer_poll_again(deadline))
 			return m890_fail(M890_ERROR_TIMEOUT,
 					 "rank %d (%s): rank %d (fabric id %u) did not export its %s in time (%s)",
 					 i, c->r[i].dev->node, j, c->fids[j], what,

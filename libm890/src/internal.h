@@ -186,6 +186,15 @@ m890_status_t m890_stream_enqueue(struct m890_stream *s,
 				  const union m890_packet *pkts, uint32_t n);
 m890_status_t m890_stream_batch(struct m890_stream *s, bool on);
 
+/*
+ * comm.c: the setup waits on another process or VM (a peer's export, a
+ * rank joining the unique-id meeting) poll: sleep M890_PEER_POLL_NS, then
+ * true to look again, or false once @deadline (CLOCK_MONOTONIC ns) passed.
+ * See the definition for why they cannot block on an event.
+ */
+#define M890_PEER_POLL_NS	2000000
+bool m890_peer_poll_again(int64_t deadline);
+
 /* comm.c: what the collectives of ep.c share with all-to-all. */
 struct m890_comm;
 typedef m890_status_t (*m890_comm_xfer_fn)(void *ctx, int i, int j,

@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -256,26 +255,6 @@ static m890_status_t meet_read(struct meet *mt, uint64_t bytes)
 }
 
 /*
- * Sleep a little before looking again; false once @deadline passed.  A
- * bare sleep on purpose: what the meeting waits for happens in another
- * process or VM -- an export appearing on the meeting card, a rank's
- * SIGNAL landing in the meeting area -- and raises no event on this
- * card or in this kernel (FABRIC_IMPORT is a one-shot lookup through the
- * switch, the area is plain HBM), so there is no fence, syncobj or
- * eventfd to block on.  2 ms keeps the switch traffic of a slow meeting
- * low and costs little against the seconds-long setup timeout.
- */
-static bool meet_poll_again(int64_t deadline)
-{
-	struct timespec ts = { 0, 2000000 };
-
-	if (m890_monotonic_ns() > deadline)
-		return false;
-	nanosleep(&ts, NULL);
-	return true;
-}
-
-/*
  * The meeting card's process opens the meeting: an area of @bytes,
  * zeroed (the host copy @mt->hp is) but for the header (magic, number
  * of ranks), exported under the id's meeting key.
@@ -327,7 +306,7 @@ static m890_status_t meet_join(const struct uid *u, int n, uint64_t bytes,
 					      m890_errno_status(err) : M890_ERROR_SYSTEM,
 					      NULL, "window on the meeting card (fabric id %u)",
 					      u->root_fid);
-		if (!meet_poll_again(deadline))
+		if (!m890_peer_poll_again(deadline))
 			return m890_fail(M890_ERROR_TIMEOUT,
 					 "the meeting card (fabric id %u) did not open the meeting in time (no rank runs on it yet?)",
 					 u->root_fid);
@@ -377,7 +356,7 @@ static m890_status_t meet_wait_all(const struct uid *u, int n, int m,
 			}
 		if (missing < 0)
 			break;
-		if (!meet_poll_again(deadline))
+		if (!m890_peer_poll_again(deadline))
 			return m890_fail(M890_ERROR_TIMEOUT,
 					 "rank %d%s did not join the meeting on fabric id %u in time",
 					 missing, count > 1 ? " and others" : "", u->root_fid);
