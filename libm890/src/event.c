@@ -120,6 +120,9 @@ M890_EXPORT m890_status_t m890_event_record(m890_event_t ev, m890_stream_t s)
 	if (!(ev->dev->info.capabilities & DRM_M890_CAP_TIMESTAMP))
 		return m890_fail(M890_ERROR_NOT_SUPPORTED,
 				 "%s has no TIMESTAMP packet", ev->dev->node);
+	/* In a group the calls before this record are enqueued at its end. */
+	if (m890_group_active())
+		return m890_group_record(ev, s);
 	memset(&p, 0, sizeof(p));
 	p.timestamp.hdr = M890_PKT_HDR(M890_PKT_TIMESTAMP, 0);
 	p.timestamp.addr = ev->ts->va;
@@ -276,6 +279,9 @@ M890_EXPORT m890_status_t m890_stream_wait_event(m890_stream_t s,
 		return m890_fail(M890_ERROR_DEVICE_MISMATCH,
 				 "stream_wait_event: the event is of %s, the stream of %s",
 				 ev->dev->node, s->dev->node);
+	if (m890_group_active() && m890_group_records(ev))
+		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
+				 "stream_wait_event: the event's record in this group is made at m890_group_end(); wait after it");
 	if (!ev->recorded)
 		return m890_fail(M890_ERROR_INVALID_ARGUMENT,
 				 "stream_wait_event: the event was never recorded");

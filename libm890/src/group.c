@@ -80,8 +80,16 @@ struct grp_call {
 	void *mem[8];			/* the copies, freed with the call */
 };
 
+/* An m890_event_record() made inside the group, run after its calls. */
+struct grp_record {
+	struct grp_record *next;
+	m890_event_t ev;
+	m890_stream_t s;
+};
+
 static _Thread_local int grp_depth;
 static _Thread_local struct grp_call *grp_head, **grp_tail;
+static _Thread_local struct grp_record *rec_head, **rec_tail;
 
 bool m890_group_active(void)
 {
@@ -94,6 +102,8 @@ M890_EXPORT m890_status_t m890_group_start(void)
 	if (grp_depth == 0) {
 		grp_head = NULL;
 		grp_tail = &grp_head;
+		rec_head = NULL;
+		rec_tail = &rec_head;
 	}
 	grp_depth++;
 	return M890_SUCCESS;
@@ -167,6 +177,53 @@ oom:
 	/* The peers' groups have the call: the summaries will differ. */
 	return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
 			 "group: cannot record the call: out of memory");
+}
+
+/*
+ * A record inside the group would otherwise mark the stream's position
+ * before the group's calls, which are enqueued only at m890_group_end():
+ * it is kept and made after them, in the order the records were made.
+ */
+m890_status_t m890_group_record(m890_event_t ev, m890_stream_t s)
+{
+	struct grp_record *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return m890_fail(M890_ERROR_OUT_OF_HOST_MEMORY,
+				 "group: cannot keep the event record: out of memory");
+	r->ev = ev;
+	r->s = s;
+	*rec_tail = r;
+	rec_tail = &r->next;
+	return M890_SUCCESS;
+}
+
+bool m890_group_records(m890_event_t ev)
+{
+	for (struct grp_record *r = rec_head; r; r = r->next)
+		if (r->ev == ev)
+			return true;
+	return false;
+}
+
+/* The kept records, made now (grp_depth is 0); the first failure. */
+static m890_status_t grp_run_records(struct grp_record *list,
+				     struct m890_saved_error *cause)
+{
+	m890_status_t first = M890_SUCCESS;
+
+	while (list) {
+		struct grp_record *r = list;
+		m890_status_t st = m890_event_record(r->ev, r->s);
+
+		if (st && !first) {
+			first = st;
+			m890_error_save(cause);
+		}
+		list = r->next;
+		free(r);
+	}
+	return first;
 }
 
 /* Run @g outside the list (grp_depth is 0 while the group runs). */
@@ -436,8 +493,9 @@ M890_EXPORT m890_status_t m890_group_end(void)
 {
 	M890_API_SCOPE;
 	struct grp_call *list, *k, **calls;
-	struct m890_saved_error cause;
-	m890_status_t first = M890_SUCCESS;
+	struct grp_record *records;
+	struct m890_saved_error cause, rcause;
+	m890_status_t first = M890_SUCCESS, rst;
 	unsigned int total = 0;
 
 	if (grp_depth <= 0)
@@ -448,6 +506,9 @@ M890_EXPORT m890_status_t m890_group_end(void)
 	list = grp_head;
 	grp_head = NULL;
 	grp_tail = &grp_head;
+	records = rec_head;
+	rec_head = NULL;
+	rec_tail = &rec_head;
 	for (k = list; k; k = k->next)
 		total++;
 	calls = calloc(total + 1, sizeof(*calls));
@@ -487,7 +548,11 @@ out:
 		free(k);
 	}
 	free(calls);
+	/* Made even when a call failed: they mark what was enqueued. */
+	rst = grp_run_records(records, &rcause);
 	if (first)
 		return m890_error_restore(first, &cause);
+	if (rst)
+		return m890_error_restore(rst, &rcause);
 	return M890_SUCCESS;
 }

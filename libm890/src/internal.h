@@ -463,6 +463,10 @@ struct m890_group_state;
 bool m890_group_active(void);
 /* Record @g (arrays copied) for m890_group_end(). */
 m890_status_t m890_group_add(const struct m890_gcall *g);
+/* Keep an event record for m890_group_end(), after the group's calls. */
+m890_status_t m890_group_record(m890_event_t ev, m890_stream_t s);
+/* A record of @ev is kept by the open group. */
+bool m890_group_records(m890_event_t ev);
 /* m890_comm_allgather_host() while a group runs on @c. */
 m890_status_t m890_group_gather(struct m890_group_state *gs,
 				struct m890_comm *c, const char *what,

@@ -15,6 +15,10 @@
  * - a group whose second call is refused (broadcast from a root that is
  *   no rank): m890_group_end() fails at every rank naming the call, and
  *   the first call's receive buffer keeps its poison (nothing enqueued);
+ * - an event recorded inside a group after its all-to-all: a second
+ *   stream waiting on it copies the finished result, the event's device
+ *   time is past the group's data, and a wait on it inside the group is
+ *   refused;
  * - (per-rank) groups of different lengths: every rank fails naming the
  *   ranks, and an allreduce afterwards is in step;
  * - deregistration: a deregistered receive buffer is refused at every
@@ -148,6 +152,21 @@ static void arrays(struct ctx *c, m890_buffer_t *a, m890_buffer_t which, int k)
 	}
 }
 
+/* Wrong bytes of rank @r's all-to-all result, fetched to r->hp. */
+static uint64_t a2a_wrong(const struct ctx *c, const struct rk *r)
+{
+	uint64_t w = 0;
+
+	for (int j = 0; j < c->n; j++)
+		for (uint64_t o = 0; o < A2A_BYTES; o++) {
+			uint64_t at = (uint64_t)r->rank * A2A_BYTES + o;
+			float v = val(j, at / 4);
+
+			w += r->hp[j * A2A_BYTES + o] != ((uint8_t *)&v)[at % 4];
+		}
+	return w + poisoned_from(r->hp, A2A_BYTES * (uint64_t)c->n);
+}
+
 /* The group of five calls; every byte checked.  1 if right. */
 static int t_group(struct ctx *c)
 {
@@ -209,14 +228,7 @@ static int t_group(struct ctx *c)
 		w += poisoned_from(r->hp, AG_BYTES * (uint64_t)c->n);
 		if (!fetch(c, l, r->a2a))
 			return 0;
-		for (int j = 0; j < c->n; j++)
-			for (uint64_t o = 0; o < A2A_BYTES; o++) {
-				uint64_t at = (uint64_t)i * A2A_BYTES + o;
-				float v = val(j, at / 4);
-
-				w += r->hp[j * A2A_BYTES + o] != ((uint8_t *)&v)[at % 4];
-			}
-		w += poisoned_from(r->hp, A2A_BYTES * (uint64_t)c->n);
+		w += a2a_wrong(c, r);
 		if (!fetch(c, l, r->rs))
 			return 0;
 		for (uint64_t e = 0; e < RS_COUNT; e++) {
@@ -233,6 +245,100 @@ static int t_group(struct ctx *c)
 		wrong += w;
 	}
 	return !wrong;
+}
+
+/*
+ * An event recorded inside a group, after its all-to-all, marks the end
+ * of the group's work on that stream: a second stream that waits on it
+ * copies the finished result, and its device time is past the group's
+ * data (at most 3.2 TB/s of HBM).  A wait on it inside the group is
+ * refused.  1 if right.
+ */
+static int t_events(struct ctx *c)
+{
+	m890_buffer_t src[MAXN], ar[MAXN], a2a[MAXN], cp[MAXN] = { 0 };
+	m890_event_t e0[MAXN] = { 0 }, e1[MAXN] = { 0 };
+	m890_stream_t s[MAXN], s2[MAXN] = { 0 };
+	const int64_t floor_ns = (int64_t)((AR_COUNT * 4 + A2A_BYTES) / 3200);
+	int good = stage(c);
+
+	arrays(c, src, NULL, 0);
+	arrays(c, ar, NULL, 1);
+	arrays(c, a2a, NULL, 3);
+	for (int l = 0; l < c->m && good; l++) {
+		struct rk *r = &c->r[l];
+
+		s[l] = r->s;
+		good = !m890_stream_create(r->dev, &s2[l]) &&
+		       !m890_event_create(r->dev, &e0[l]) &&
+		       !m890_event_create(r->dev, &e1[l]) &&
+		       !m890_buffer_alloc(r->dev, BUF, M890_MEM_HBM, &cp[l]) &&
+		       !m890_event_record(e0[l], s[l]);
+	}
+	if (!good) {
+		printf("# events: set-up: %s\n", m890_get_last_error());
+		goto out;
+	}
+	m890_group_start();
+	good = !m890_allreduce(c->comm, src, ar, AR_COUNT, M890_TYPE_FP32, M890_OP_SUM, s, NULL) &&
+	       !m890_alltoall(c->comm, src, a2a, A2A_BYTES, s);
+	for (int l = 0; l < c->m && good; l++)
+		good = !m890_event_record(e1[l], s[l]);
+	if (good && (m890_stream_wait_event(s2[0], e1[0]) != M890_ERROR_INVALID_ARGUMENT ||
+		     !strstr(m890_get_last_error(), "m890_group_end()"))) {
+		printf("# events: a wait inside the group: %s\n", m890_get_last_error());
+		good = 0;
+	}
+	good &= !m890_barrier(c->comm, s, NULL);
+	if (m890_group_end() || !good) {
+		printf("# events: group: %s\n", m890_get_last_error());
+		good = 0;
+		goto out;
+	}
+	for (int l = 0; l < c->m && good; l++)
+		good = !m890_stream_wait_event(s2[l], e1[l]) &&
+		       !m890_memcpy_dtod(s2[l], cp[l], 0, a2a[l], 0, BUF) &&
+		       !m890_stream_synchronize(s2[l]);
+	if (!good) {
+		printf("# events: second stream: %s\n", m890_get_last_error());
+		goto out;
+	}
+	for (int l = 0; l < c->m && good; l++) {
+		struct rk *r = &c->r[l];
+		int64_t dev_ns = 0;
+		uint64_t w;
+
+		if (m890_event_elapsed_time(e0[l], e1[l], NULL, &dev_ns)) {
+			printf("# events: rank %d elapsed: %s\n", r->rank,
+			       m890_get_last_error());
+			good = 0;
+			break;
+		}
+		if (!fetch(c, l, cp[l])) {
+			good = 0;
+			break;
+		}
+		w = a2a_wrong(c, r);
+		if (w || dev_ns < floor_ns) {
+			printf("# events: rank %d: %llu wrong bytes copied after the event, %lld ns of device time from before the group (at least %lld)\n",
+			       r->rank, (unsigned long long)w, (long long)dev_ns,
+			       (long long)floor_ns);
+			good = 0;
+		}
+	}
+out:
+	good &= sync_all(c);
+	for (int l = 0; l < c->m; l++) {
+		if (s2[l] && m890_stream_destroy(s2[l]))
+			good = 0;
+		if (e0[l] && m890_event_destroy(e0[l]))
+			good = 0;
+		if (e1[l] && m890_event_destroy(e1[l]))
+			good = 0;
+		if (cp[l] && m890_buffer_free(cp[l]))
+			good = 0;
+	}
+	return good;
 }
 
 /* A group whose call 1 is refused: nothing of call 0 lands. */
@@ -366,9 +472,10 @@ static int t_deregister(struct ctx *c)
 	return good && t_group(c);
 }
 
-#define NCHECK 5
+#define NCHECK 6
 static const char *const check_name[NCHECK] = {
 	"a group of allreduce, allgather, all-to-all, barrier, reduce-scatter: every byte",
+	"an event recorded in a group marks the end of its work; a wait on it inside is refused",
 	"a group with a refused call fails naming it, nothing of it enqueued",
 	"groups of other lengths refused alike at every rank, then in step",
 	"a deregistered buffer is refused, registered again it works",
@@ -376,7 +483,7 @@ static const char *const check_name[NCHECK] = {
 };
 /* Checks 2 and 3 where every rank is in this process. */
 static const char *const local_name[NCHECK] = {
-	NULL, NULL,
+	NULL, NULL, NULL,
 	"an allreduce after the refused group is in step",
 	"deregistered (cached windows dropped), the buffer works again",
 	NULL,
@@ -438,13 +545,14 @@ static unsigned int run(struct ctx *c, const m890_unique_id_t *id)
 		return 0;
 	}
 	ok |= (unsigned int)t_group(c) << 0;
-	ok |= (unsigned int)t_refused(c) << 1;
-	ok |= (unsigned int)(c->per_rank ? t_lengths(c) : t_in_step(c)) << 2;
-	ok |= (unsigned int)t_deregister(c) << 3;
+	ok |= (unsigned int)t_events(c) << 1;
+	ok |= (unsigned int)t_refused(c) << 2;
+	ok |= (unsigned int)(c->per_rank ? t_lengths(c) : t_in_step(c)) << 3;
+	ok |= (unsigned int)t_deregister(c) << 4;
 	good = m890_comm_destroy(c->comm) == M890_SUCCESS;
 	for (int l = 0; l < c->m; l++)
 		good &= rank_close(&c->r[l]);
-	ok |= (unsigned int)good << 4;
+	ok |= (unsigned int)good << 5;
 	return ok;
 }
 
