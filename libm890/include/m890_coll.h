@@ -21,18 +21,25 @@ extern "C" {
 /* Communicators and all-to-all                                        */
 /* ------------------------------------------------------------------ */
 
-/** Opaque communicator over several cards of this process. */
+/**
+ * typedef m890_comm_t - handle of a communicator: n ranks, one card each,
+ * held by this process (m890_comm_create()) or spread over processes and
+ * VMs (m890_comm_create_rank(), m890_comm_create_fabric(),
+ * m890_comm_init_ranks()); destroyed with m890_comm_destroy().
+ */
 typedef struct m890_comm *m890_comm_t;
 
 /**
- * struct m890_comm_config - options of m890_comm_create().  Start from
- * M890_COMM_CONFIG_INIT, then change fields.
- * @size, @magic, @version: set by the initializer; checked.
+ * struct m890_comm_config - options of every communicator constructor.
+ * Start from M890_COMM_CONFIG_INIT, then change fields.
+ * @size: sizeof(struct m890_comm_config), set by the initializer; checked.
+ * @magic: M890_COMM_CONFIG_MAGIC, set by the initializer; checked.
+ * @version: M890_COMM_CONFIG_VERSION, set by the initializer; checked.
  * @flags: none defined, 0.
  * @timeout_ns: how long m890_comm_synchronize() waits for the streams,
  *              and on per-rank communicators how long a collective waits
  *              for every rank to make the same call (M890_TIMEOUT_INFINITE:
- *              no limit).
+ *              no limit), in nanoseconds; 10 s by default.
  * @chunk_bytes: largest COPY packet of one block; a block is sent as
  *               ceil(bytes / @chunk_bytes) packets so that no packet holds
  *               the card's command engine for long (0 = the default,
@@ -46,9 +53,23 @@ struct m890_comm_config {
 	uint64_t timeout_ns;
 	uint64_t chunk_bytes;
 };
+/**
+ * M890_COMM_DEFAULT_CHUNK_BYTES - largest COPY packet of a transfer block
+ * when struct m890_comm_config's @chunk_bytes is 0: 4 MiB.
+ */
 #define M890_COMM_DEFAULT_CHUNK_BYTES	(4ull << 20)
+/**
+ * M890_COMM_CONFIG_MAGIC - struct m890_comm_config's @magic ("M8CM").
+ */
 #define M890_COMM_CONFIG_MAGIC		0x4d38434du	/* "M8CM" */
+/**
+ * M890_COMM_CONFIG_VERSION - current version of struct m890_comm_config.
+ */
 #define M890_COMM_CONFIG_VERSION	1
+/**
+ * M890_COMM_CONFIG_INIT - initializer of struct m890_comm_config: no
+ * flags, a 10 s timeout, the default chunk size.
+ */
 #define M890_COMM_CONFIG_INIT \
 	{ .size = sizeof(struct m890_comm_config), \
 	  .magic = M890_COMM_CONFIG_MAGIC, \
@@ -61,14 +82,17 @@ struct m890_comm_config {
  * @n: 1 .. 64.
  * @config: NULL for the defaults, else initialized with
  *          M890_COMM_CONFIG_INIT.
- * @comm: returned handle.
+ * @comm: receives the handle; destroy it with m890_comm_destroy().
  *
  * Allocates per rank a small HBM semaphore area and a host progress area,
  * imports every peer's semaphore area, and zeroes them (briefly using a
  * stream of each device).  The devices cannot be closed while the
- * communicator exists.  Errors: M890_ERROR_INVALID_ARGUMENT (@n, NULL or
- * repeated devices, config), M890_ERROR_NOT_SUPPORTED (cards that cannot
- * reach each other), allocation and M890_ERROR_BUSY (no free queue).
+ * communicator exists.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (@n, NULL or
+ * repeated devices, config); M890_ERROR_NOT_SUPPORTED (cards that cannot
+ * reach each other); the allocation errors and M890_ERROR_BUSY (no free
+ * queue).
  */
 m890_status_t m890_comm_create(const m890_device_t *devices, int n,
 			       const struct m890_comm_config *config,
@@ -92,7 +116,9 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  *          with M890_ERROR_PERMISSION.  Only the setup and m890_comm_register() use it: the
  *          processes exchange the dma-bufs of their semaphore areas
  *          (SCM_RIGHTS) and each imports its peers' as windows.
- * @config, @comm: as m890_comm_create().
+ * @config: NULL for the defaults, else initialized with
+ *          M890_COMM_CONFIG_INIT; its @timeout_ns also bounds the meeting.
+ * @comm: receives the handle.
  *
  * Such a communicator runs m890_comm_register(), then m890_alltoall(),
  * m890_alltoallv() and m890_group_sendrecv() with arrays of one entry
@@ -104,9 +130,11 @@ m890_status_t m890_comm_create(const m890_device_t *devices, int n,
  * parallelism").  m890_comm_synchronize() takes a
  * pointer to this rank's one stream; m890_comm_abort() also releases the
  * peers waiting for this rank.  The communicator uses one more hardware
- * queue of the card (its control stream).  Errors: as
- * m890_comm_create(), and M890_ERROR_TIMEOUT when the ranks did not all
- * meet in time.
+ * queue of the card (its control stream).
+ *
+ * Return: M890_SUCCESS; the errors of m890_comm_create(); M890_ERROR_TIMEOUT
+ * when the ranks did not all meet in time; M890_ERROR_PERMISSION and
+ * M890_ERROR_BUSY for the socket path as above.
  */
 m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
 				    const char *bootstrap_path,
@@ -116,7 +144,9 @@ m890_status_t m890_comm_create_rank(m890_device_t device, int rank, int n,
 /**
  * struct m890_comm_fabric_config - the ranks of m890_comm_create_fabric().
  * Start from M890_COMM_FABRIC_CONFIG_INIT, then set the fields.
- * @size, @magic, @version: set by the initializer; checked.
+ * @size: sizeof(struct m890_comm_fabric_config), set by the initializer; checked.
+ * @magic: M890_COMM_FABRIC_CONFIG_MAGIC, set by the initializer; checked.
+ * @version: M890_COMM_FABRIC_CONFIG_VERSION, set by the initializer; checked.
  * @flags: none defined, 0.
  * @comm_id: non-zero, the same in every process of the communicator and
  *           distinct from every other communicator using the same cards
@@ -145,8 +175,21 @@ struct m890_comm_fabric_config {
 	const uint32_t *fabric_ids;
 	const m890_device_t *devices;
 };
+/**
+ * M890_COMM_FABRIC_CONFIG_MAGIC - struct m890_comm_fabric_config's @magic
+ * ("M8CF").
+ */
 #define M890_COMM_FABRIC_CONFIG_MAGIC	0x4d384346u	/* "M8CF" */
+/**
+ * M890_COMM_FABRIC_CONFIG_VERSION - current version of struct
+ * m890_comm_fabric_config.
+ */
 #define M890_COMM_FABRIC_CONFIG_VERSION	1
+/**
+ * M890_COMM_FABRIC_CONFIG_INIT - initializer of struct
+ * m890_comm_fabric_config: @size, @magic and @version set, every other
+ * field 0 or NULL (to be set).
+ */
 #define M890_COMM_FABRIC_CONFIG_INIT \
 	{ .size = sizeof(struct m890_comm_fabric_config), \
 	  .magic = M890_COMM_FABRIC_CONFIG_MAGIC, \
@@ -158,8 +201,9 @@ struct m890_comm_fabric_config {
  * process calls it with the same @fabric->comm_id and fabric ids, and its
  * own cards.
  * @fabric: the ranks (see struct m890_comm_fabric_config).
- * @config: as m890_comm_create(); its @timeout_ns also bounds the setup.
- * @comm: returned handle.
+ * @config: NULL for the defaults, else initialized with
+ *          M890_COMM_CONFIG_INIT; its @timeout_ns also bounds the setup.
+ * @comm: receives the handle.
  *
  * There is no network between VMs: the ranks meet through the switch.
  * Each local rank exports its semaphore area with DRM_M890_FABRIC_EXPORT
@@ -186,11 +230,14 @@ struct m890_comm_fabric_config {
  * (M890_ERROR_DEVICE_FAULT): either way the message of
  * m890_comm_synchronize() names the rank and its fabric id.
  * m890_comm_abort() also releases the peers waiting for this process's
- * ranks.  Errors: M890_ERROR_INVALID_ARGUMENT (config, a device whose
+ * ranks.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (config, a device whose
  * fabric id is not a rank's, a comm_id whose keys are already exported on
  * a card), M890_ERROR_NOT_SUPPORTED (a card without fabric windows, or
  * peers in another partition), M890_ERROR_TIMEOUT naming the first rank
- * and fabric id that did not export in time, allocation errors.
+ * and fabric id that did not export in time; M890_ERROR_PERMISSION
+ * without CAP_SYS_ADMIN; the allocation errors.
  */
 m890_status_t m890_comm_create_fabric(const struct m890_comm_fabric_config *fabric,
 				      const struct m890_comm_config *config,
@@ -225,12 +272,22 @@ m890_status_t m890_comm_create_fabric(const struct m890_comm_fabric_config *fabr
  * order of the @devices given (increasing ranks).
  */
 
-/** Bytes of an m890_unique_id_t. */
+/**
+ * M890_UNIQUE_ID_BYTES - size of an m890_unique_id_t, bytes.
+ */
 #define M890_UNIQUE_ID_BYTES	128
-/** Room m890_unique_id_to_string() needs, NUL included. */
+/**
+ * M890_UNIQUE_ID_STRLEN - room m890_unique_id_to_string() needs, NUL
+ * included: a buffer of this many bytes always suffices.
+ */
 #define M890_UNIQUE_ID_STRLEN	160
 
-/** Opaque id of a communicator to build (see m890_get_unique_id()). */
+/**
+ * struct m890_unique_id - opaque id of a communicator to build, as
+ * m890_unique_id_t (see m890_get_unique_id()).  Plain bytes: copy it,
+ * send it to the other processes or write it to a file as it is.
+ * @internal: the encoded id; its layout is private.
+ */
 typedef struct m890_unique_id {
 	unsigned char internal[M890_UNIQUE_ID_BYTES];
 } m890_unique_id_t;
@@ -241,25 +298,37 @@ typedef struct m890_unique_id {
  *          per process); or the meeting card, whose rank's process must
  *          take part: with fabric windows the ranks meet through the
  *          switch (any process, VM or card), else as for NULL.
- * Errors: M890_ERROR_INVALID_ARGUMENT (NULL @id), INVALID_HANDLE,
- * M890_ERROR_SYSTEM (no randomness from getrandom(2)).
+ * @id: receives the id.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (NULL @id);
+ * M890_ERROR_INVALID_HANDLE (a bad @device); M890_ERROR_SYSTEM (no
+ * randomness from getrandom(2)).
  */
 m890_status_t m890_get_unique_id(m890_device_t device, m890_unique_id_t *id);
 
 /**
- * m890_unique_id_to_string() - @id as text of less than
- * M890_UNIQUE_ID_STRLEN bytes, "m890-fabric:<16 hex digits>:<fabric id>"
- * or "m890-socket:<16 hex digits>:<path>", into @buf of @len bytes.
- * Errors: M890_ERROR_INVALID_ARGUMENT (not an id, @buf too small).
+ * m890_unique_id_to_string() - a unique id as text, for an environment
+ * variable or a command line.
+ * @id: an id of m890_get_unique_id() or m890_unique_id_from_string().
+ * @buf: receives the NUL-terminated text, less than M890_UNIQUE_ID_STRLEN
+ *       bytes: "m890-fabric:<16 hex digits>:<fabric id>" or
+ *       "m890-socket:<16 hex digits>:<path>".
+ * @len: bytes at @buf; M890_UNIQUE_ID_STRLEN always suffices.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (not an id, NULL
+ * pointers, @buf too small).
  */
 m890_status_t m890_unique_id_to_string(const m890_unique_id_t *id, char *buf,
 				       size_t len);
 
 /**
- * m890_unique_id_from_string() - the id that m890_unique_id_to_string()
- * wrote as @text (also one a launcher wrote in that form; its ranks then
- * meet where it says).  Errors: M890_ERROR_INVALID_ARGUMENT naming the
- * expected form.
+ * m890_unique_id_from_string() - parse a unique id's text.
+ * @text: what m890_unique_id_to_string() wrote (also text a launcher
+ *        wrote in that form; its ranks then meet where it says).
+ * @id: receives the id.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT naming the expected
+ * form.
  */
 m890_status_t m890_unique_id_from_string(const char *text, m890_unique_id_t *id);
 
@@ -267,12 +336,17 @@ m890_status_t m890_unique_id_from_string(const char *text, m890_unique_id_t *id)
  * m890_comm_init_ranks() - this process's ranks of the communicator of
  * @id (see "Communicators from a unique id"); every process calls it with
  * the same @id and @nranks and its own ranks.
- * @nranks: 1 .. 64.  @ndevices: 1 .. @nranks.
- * @ranks: [@ndevices] increasing rank numbers; @devices: [@ndevices] their
- *         open cards, distinct.
- * @config, @comm: as m890_comm_create(); the config's timeout also bounds
- *         the meeting.
- * Errors: M890_ERROR_INVALID_ARGUMENT (not an id, ranks, another @nranks
+ * @id: the communicator's id (m890_get_unique_id()).
+ * @nranks: 1 .. 64, the ranks in all processes.
+ * @ndevices: 1 .. @nranks, the ranks this process holds.
+ * @ranks: [@ndevices] increasing rank numbers.
+ * @devices: [@ndevices] their open cards, distinct; the per-rank calls
+ *           take their arrays in this order.
+ * @config: NULL for the defaults, else initialized with
+ *          M890_COMM_CONFIG_INIT; its timeout also bounds the meeting.
+ * @comm: receives the handle.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (not an id, ranks, another @nranks
  * at the meeting, a rank claimed by two cards, several but not all ranks
  * in one process with a socket id), M890_ERROR_NOT_SUPPORTED (a card
  * without fabric windows with a fabric id, another partition),
@@ -287,8 +361,15 @@ m890_status_t m890_comm_init_ranks(const m890_unique_id_t *id, int nranks,
 				   m890_comm_t *comm);
 
 /**
- * m890_comm_init_rank() - m890_comm_init_ranks() of one rank: @rank of
- * @nranks on @device.
+ * m890_comm_init_rank() - m890_comm_init_ranks() of one rank.
+ * @id: the communicator's id (m890_get_unique_id()).
+ * @nranks: 1 .. 64, the ranks in all processes.
+ * @rank: this process's rank, 0 .. @nranks - 1.
+ * @device: its open card.
+ * @config: NULL or initialized with M890_COMM_CONFIG_INIT.
+ * @comm: receives the handle.
+ *
+ * Return: as m890_comm_init_ranks().
  */
 m890_status_t m890_comm_init_rank(const m890_unique_id_t *id, int nranks,
 				  int rank, m890_device_t device,
@@ -296,16 +377,24 @@ m890_status_t m890_comm_init_rank(const m890_unique_id_t *id, int nranks,
 				  m890_comm_t *comm);
 
 /**
- * m890_comm_rank() - this process's rank in @rank, or -1 when the process
- * holds several ranks of the communicator (every rank for
- * m890_comm_create(); for m890_comm_create_fabric() the ranks follow from
- * the fabric ids of its devices).
+ * m890_comm_rank() - this process's rank in a communicator.
+ * @comm: the communicator.
+ * @rank: receives the rank, or -1 when the process holds several ranks of
+ *        the communicator (every rank for m890_comm_create(); for
+ *        m890_comm_create_fabric() the ranks follow from the fabric ids of
+ *        its devices).
+ *
+ * Return: M890_SUCCESS, or the argument errors.
  */
 m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
 
 /**
- * m890_comm_register() - collective over the processes of a
- * m890_comm_create_rank() or m890_comm_create_fabric() communicator: every
+ * m890_comm_register() - register a receive buffer with the peers.
+ * @comm: a per-rank communicator (m890_comm_create_rank(),
+ *        m890_comm_create_fabric(), or the same from a unique id).
+ * @buffer: an HBM buffer of one of this process's ranks' cards.
+ *
+ * Collective over the processes of the communicator: every
  * rank registers one of its HBM buffers, in the same order everywhere, and
  * imports every peer's as a window, so that collectives can write into it.
  * On a fabric communicator the buffer's device names the local rank; the
@@ -315,17 +404,23 @@ m890_status_t m890_comm_rank(m890_comm_t comm, int *rank);
  * a rank is paired with the k-th of every peer: a collective names its
  * receive buffer to the peers by that number, so a peer may register a
  * buffer of another size (bounds are checked against each peer's own).
- * The buffer must stay allocated until m890_comm_destroy().  Errors:
- * M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
+ * The buffer must stay allocated until m890_comm_destroy() or
+ * m890_comm_deregister().
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (a communicator with every rank local, a
  * host buffer, a peer that failed to register), M890_ERROR_TIMEOUT (a
  * peer did not take part), import errors.
  */
 m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
 
 /**
- * m890_comm_deregister() - undo m890_comm_register() of @buffer, so that
- * it can be freed (or reused elsewhere) while the communicator lives.
- * Every collective that used it must have completed.
+ * m890_comm_deregister() - undo m890_comm_register() of a buffer.
+ * @comm: the communicator.
+ * @buffer: a buffer registered on @comm (any buffer of a rank's card on
+ *          an m890_comm_create() communicator).
+ *
+ * Afterwards the buffer can be freed (or reused elsewhere) while the
+ * communicator lives.  Every collective that used it must have completed.
  *
  * On a m890_comm_create_rank() communicator it is collective, as the
  * registration: every rank deregisters its buffer of the same
@@ -343,7 +438,8 @@ m890_status_t m890_comm_register(m890_comm_t comm, m890_buffer_t buffer);
  * windows every rank keeps cached on @buffer since a collective wrote
  * into it (so its memory is released when it is freed), and always
  * succeeds for a live buffer.
- * Errors: the sticky communicator error, M890_ERROR_INVALID_HANDLE,
+ *
+ * Return: M890_SUCCESS; the sticky communicator error, M890_ERROR_INVALID_HANDLE,
  * M890_ERROR_DEVICE_MISMATCH (a buffer of a card without a rank here),
  * M890_ERROR_INVALID_ARGUMENT (not registered by its rank, a peer's
  * failure or another number), M890_ERROR_TIMEOUT (a peer did not take
@@ -359,7 +455,15 @@ m890_status_t m890_comm_deregister(m890_comm_t comm, m890_buffer_t buffer);
  * registered receive buffer.  Every rank must pass the same
  * @bytes_per_peer: otherwise every rank fails with
  * M890_ERROR_INVALID_ARGUMENT naming rank 0's and the first other size.
- * Errors: those of m890_alltoall(), and M890_ERROR_INVALID_ARGUMENT for a
+ * @comm: a communicator of which this process holds exactly one rank.
+ * @sendbuf: this rank's send buffer, n * @bytes_per_peer bytes, HBM or
+ *           host.
+ * @recvbuf: this rank's registered HBM receive buffer, n *
+ *           @bytes_per_peer bytes, not @sendbuf.
+ * @bytes_per_peer: bytes to every rank, the same at every rank.
+ * @stream: this rank's stream.
+ *
+ * Return: those of m890_alltoall(), and M890_ERROR_INVALID_ARGUMENT for a
  * communicator of which this process holds several ranks or every rank
  * (only this process then fails: use m890_alltoall()).
  */
@@ -369,12 +473,19 @@ m890_status_t m890_alltoall_rank(m890_comm_t comm, m890_buffer_t sendbuf,
 				 m890_stream_t stream);
 
 /**
- * m890_alltoall_local() - m890_alltoall() on a m890_comm_create_rank() or
- * m890_comm_create_fabric() communicator (kept for existing callers):
- * @sendbufs, @recvbufs (registered) and @streams have one entry per
- * local rank, in the order of the fabric config's devices (one entry
- * for m890_comm_create_rank()).  Errors: those of m890_alltoall(), and
- * M890_ERROR_INVALID_ARGUMENT on a m890_comm_create() communicator.
+ * m890_alltoall_local() - m890_alltoall() on a per-rank communicator
+ * (kept for existing callers).
+ * @comm: an m890_comm_create_rank() or m890_comm_create_fabric()
+ *        communicator.
+ * @sendbufs: one send buffer per local rank, in the order of the fabric
+ *            config's devices (one entry for m890_comm_create_rank()).
+ * @recvbufs: one registered HBM receive buffer per local rank.
+ * @bytes_per_peer: bytes from each rank to each rank, the same at every
+ *                  rank.
+ * @streams: one stream per local rank.
+ *
+ * Return: those of m890_alltoall(), and M890_ERROR_INVALID_ARGUMENT on a
+ * m890_comm_create() communicator.
  */
 m890_status_t m890_alltoall_local(m890_comm_t comm, const m890_buffer_t *sendbufs,
 				  const m890_buffer_t *recvbufs,
@@ -382,17 +493,23 @@ m890_status_t m890_alltoall_local(m890_comm_t comm, const m890_buffer_t *sendbuf
 				  const m890_stream_t *streams);
 
 /**
- * m890_comm_destroy() - free a communicator and the windows it imported
- * (on a fabric communicator, the registered buffers are also withdrawn
- * from the switch, so that another communicator can register them).
+ * m890_comm_destroy() - free a communicator and the windows it imported.
+ * @comm: the handle; invalid afterwards.
+ *
+ * On a fabric communicator, the registered buffers are also withdrawn
+ * from the switch, so that another communicator can register them.
  * Every stream that ran its collectives must have completed (synchronize
- * them, or abort first).
+ * them, or abort first).  Not collective: each process destroys its own.
+ *
+ * Return: M890_SUCCESS, or the handle's error.
  */
 m890_status_t m890_comm_destroy(m890_comm_t comm);
 
 /**
- * m890_comm_abort() - give up on the communicator's outstanding work:
- * every stream blocked in one of its waits is released (the transfers not
+ * m890_comm_abort() - give up on the communicator's outstanding work.
+ * @comm: the communicator.
+ *
+ * Every stream blocked in one of its waits is released (the transfers not
  * yet made are skipped or land late; received data is undefined), and the
  * communicator's error becomes M890_ERROR_CANCELED unless an error was
  * already recorded.  Every later collective returns that error.  Peers
@@ -401,20 +518,30 @@ m890_status_t m890_comm_destroy(m890_comm_t comm);
  * (likely gone: writing into a window their exit revoked would fault this
  * process's context); a peer that left after the collective may still
  * make that write fault (M890_ERROR_DEVICE_FAULT).  The handle stays
- * valid for m890_comm_destroy().  M890_ERROR_BUSY when a card
- * has no free queue to send the release.
+ * valid for m890_comm_destroy().
+ *
+ * Return: M890_SUCCESS; M890_ERROR_BUSY when a card has no free queue to
+ * send the release.
  */
 m890_status_t m890_comm_abort(m890_comm_t comm);
 
 /**
- * m890_comm_count() - number of ranks, in @n.
+ * m890_comm_count() - number of ranks of a communicator.
+ * @comm: the communicator.
+ * @n: receives the number of ranks in all processes.
+ *
+ * Return: M890_SUCCESS, or the argument errors.
  */
 m890_status_t m890_comm_count(m890_comm_t comm, int *n);
 
 /**
- * m890_comm_get_async_error() - the communicator's sticky error in
- * @error (M890_SUCCESS if none); m890_get_last_error() then names the rank
- * and the peer involved.
+ * m890_comm_get_async_error() - a communicator's sticky error.
+ * @comm: the communicator.
+ * @error: receives the sticky error, M890_SUCCESS if none;
+ *         m890_get_last_error() then names the rank and the peer involved.
+ *
+ * Return: M890_SUCCESS (also when *@error is an error), or the argument
+ * errors.
  */
 m890_status_t m890_comm_get_async_error(m890_comm_t comm,
 					m890_status_t *error);
@@ -459,14 +586,21 @@ m890_status_t m890_comm_get_async_error(m890_comm_t comm,
  * [j * @bytes_per_peer, (j + 1) * @bytes_per_peer) of its send buffer to
  * rank j, which receives them at offset i * @bytes_per_peer of its
  * receive buffer.  Same as m890_alltoallv() with equal counts.
- * @sendbufs, @recvbufs, @streams: one per rank of this process, in local
- *     order (see "Collectives on per-rank communicators").
+ * @comm: the communicator, any kind.
+ * @sendbufs: one per rank of this process, in local order (see
+ *     "Collectives on per-rank communicators"): n * @bytes_per_peer bytes,
+ *     HBM or host.
+ * @recvbufs: one per local rank: n * @bytes_per_peer bytes of HBM,
+ *     registered on a per-rank communicator, not the send buffer.
+ * @streams: one per local rank, of its card.
  * @bytes_per_peer: the same at every rank; on a per-rank communicator a
  *     rank that passes another size makes every rank fail with
  *     M890_ERROR_INVALID_ARGUMENT naming rank 0's size and the first
  *     other one.
- * Errors: those of m890_alltoallv(); @bytes_per_peer times n overflowing
- * 64 bits is M890_ERROR_INVALID_ARGUMENT.
+ *
+ * Return: M890_SUCCESS once enqueued; those of m890_alltoallv();
+ * @bytes_per_peer times n overflowing 64 bits is
+ * M890_ERROR_INVALID_ARGUMENT.
  */
 m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			    const m890_buffer_t *recvbufs,
@@ -475,20 +609,24 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
 
 /**
  * m890_alltoallv() - enqueue an all-to-all with per-pair sizes.
- * @sendbufs, @recvbufs, @streams: arrays of m, the number of ranks this
- *     process holds (n for m890_comm_create()): entry l is local rank
- *     l's buffer or stream, all of its device.  Receive buffers are HBM
- *     (peers write them through the fabric) and, on a per-rank
- *     communicator, registered; send buffers are HBM or host memory.  A
- *     rank's send and receive buffer must differ (in place is refused).
- * @sendcounts, @sdispls: m * n bytes and offsets (64-bit), row l for
- *     local rank l: it sends @sendcounts[l * n + j] bytes from offset
- *     @sdispls[l * n + j] of @sendbufs[l] to rank j.
- * @recvcounts, @rdispls: m * n, row l for local rank l: it receives
- *     @recvcounts[l * n + i] bytes from rank i at offset
- *     @rdispls[l * n + i] of @recvbufs[l].  Counts of 0 are legal.
+ * @comm: the communicator, any kind.
+ * @sendbufs: m entries, m the number of ranks this process holds (n for
+ *     m890_comm_create()): entry l is local rank l's send buffer, HBM or
+ *     host memory, of its card.
+ * @sendcounts: m * n byte counts (64-bit), row l for local rank l: it
+ *     sends @sendcounts[l * n + j] bytes to rank j.  Counts of 0 are legal.
+ * @sdispls: m * n byte offsets: the block to rank j starts at
+ *     @sdispls[l * n + j] of @sendbufs[l].
+ * @recvbufs: m entries: local rank l's receive buffer, HBM (peers write
+ *     it through the fabric) and, on a per-rank communicator, registered.
+ *     A rank's send and receive buffer must differ (in place is refused).
+ * @recvcounts: m * n byte counts, row l for local rank l: it receives
+ *     @recvcounts[l * n + i] bytes from rank i.
+ * @rdispls: m * n byte offsets: the block from rank i lands at
+ *     @rdispls[l * n + i] of @recvbufs[l].
  *     For m890_comm_create() l is the rank: rows are row-major by
  *     sender and by receiver over all n ranks.
+ * @streams: m entries: local rank l's stream, of its card.
  *
  * Each rank's stream first tells every peer that it reached the
  * collective (so its earlier work on its receive buffer is done), then
@@ -501,9 +639,10 @@ m890_status_t m890_alltoall(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * streams' own synchronization waits for it.  Receive buffers stay
  * imported by the peers (cached) until m890_comm_destroy().
  *
- * Errors (nothing is enqueued, at any rank; on per-rank communicators
- * every rank gets the same status and message): the sticky communicator
- * error; M890_ERROR_INVALID_ARGUMENT for NULL arrays, in-place buffers,
+ * Return: M890_SUCCESS once enqueued; on failure nothing is enqueued, at
+ * any rank (on per-rank communicators every rank gets the same status and
+ * message): the sticky communicator error; M890_ERROR_INVALID_ARGUMENT for
+ * NULL arrays, in-place buffers,
  * an unregistered receive buffer, a range past a buffer (the peer's
  * registered size), a count mismatch (rank i sends to j a count
  * other than the one j expects from i), the message naming both ranks,
@@ -523,6 +662,8 @@ m890_status_t m890_alltoallv(m890_comm_t comm, const m890_buffer_t *sendbufs,
 
 /**
  * enum m890_p2p_kind - one side of a point-to-point transfer.
+ * @M890_P2P_SEND: the rank sends @bytes from its buffer to the peer.
+ * @M890_P2P_RECV: the rank receives @bytes from the peer into its buffer.
  */
 enum m890_p2p_kind {
 	M890_P2P_SEND = 0,
@@ -532,14 +673,15 @@ enum m890_p2p_kind {
 /**
  * struct m890_p2p - one send or receive of a grouped batch.
  * @kind: enum m890_p2p_kind.
- * @rank: the rank doing it, one of this process's; @peer: the other
- *        rank (may equal @rank).
+ * @rank: the rank doing it, one of this process's.
+ * @peer: the other rank (may equal @rank).
  * @reserved: 0.
  * @buffer: @rank's buffer: the source of a send (HBM or host), the
  *          destination of a receive (HBM, peers write it through the
  *          fabric; registered on a per-rank communicator unless @peer
  *          is @rank).
- * @offset, @bytes: the range in @buffer; 0 bytes is legal.
+ * @offset: start of the range in @buffer, bytes.
+ * @bytes: length of the range, within @buffer; 0 bytes is legal.
  */
 struct m890_p2p {
 	uint32_t kind;
@@ -558,14 +700,20 @@ struct m890_p2p {
  * order of @ops; their sizes must be equal.  Transfers run as all-to-all
  * blocks do (direct writes into the receiver's buffer, rotated, chunked,
  * signalled); every rank takes part, with or without operations.
+ * @comm: the communicator, any kind.
  * @ops: @count operations of this process's ranks in any order (the
  *        order of one rank's operations with one peer is their matching
- *        order).  @streams: one per rank of this process, in local order.
+ *        order).
+ * @count: number of entries of @ops; 0 is legal (the rank takes part
+ *         with nothing to do).
+ * @streams: one per rank of this process, in local order.
+ *
  * On a per-rank communicator each process passes its ranks' operations;
  * the matching runs on every rank's operations, gathered through the
  * cards (see "Collectives on per-rank communicators").
- * Errors (nothing enqueued at any rank; the same at every rank of a
- * per-rank communicator): M890_ERROR_INVALID_ARGUMENT for a send or a
+ * Return: M890_SUCCESS once enqueued; on failure nothing is enqueued at
+ * any rank (the same at every rank of a per-rank communicator):
+ * M890_ERROR_INVALID_ARGUMENT for a send or a
  * receive without its match or with another size (the message names
  * both ranks), a bad kind or rank, a rank of another process, reserved
  * not 0, a range past its buffer, a host or unregistered receive buffer,
@@ -576,18 +724,25 @@ m890_status_t m890_group_sendrecv(m890_comm_t comm, const struct m890_p2p *ops,
 				  size_t count, const m890_stream_t *streams);
 
 /**
- * m890_comm_synchronize() - wait, up to the communicator's timeout, until
- * the n @streams (as passed to the collectives; for a communicator of
- * m890_comm_create_rank(), a pointer to this rank's one stream; for one of
- * m890_comm_create_fabric(), the local ranks' streams in the order of its
- * devices) have executed their work.
+ * m890_comm_synchronize() - wait until the streams of a communicator's
+ * local ranks have executed their work.
+ * @comm: the communicator.
+ * @streams: the streams as passed to the collectives: n for
+ *           m890_comm_create(); for a communicator of
+ *           m890_comm_create_rank(), a pointer to this rank's one stream;
+ *           for one of m890_comm_create_fabric(), the local ranks' streams
+ *           in the order of its devices.
+ *
+ * Waits up to the communicator's timeout.
  * On failure the error is made sticky and the message names the rank and
  * the peers that have not joined the collective, else those whose data
  * has not arrived, as its semaphores record them; live peers held up
  * behind a missing one (which they wait for, or stopped at, before they
- * come to this rank) are counted, not named: M890_ERROR_TIMEOUT when the
- * deadline passed (the work keeps running; m890_comm_abort() releases
- * it), or the stream's own async error.
+ * come to this rank) are counted, not named.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_TIMEOUT when the deadline passed (the
+ * work keeps running; m890_comm_abort() releases it); the stream's own
+ * async error; the communicator's sticky error.
  */
 m890_status_t m890_comm_synchronize(m890_comm_t comm,
 				    const m890_stream_t *streams);
@@ -641,6 +796,8 @@ m890_status_t m890_comm_synchronize(m890_comm_t comm,
 
 /**
  * enum m890_red_op - reduction operations.  Values are never reused.
+ * @M890_OP_SUM: the sum, in binary32 in rank order (see "Device
+ *               collectives").
  */
 enum m890_red_op {
 	M890_OP_SUM = 0,
@@ -665,15 +822,23 @@ enum m890_coll_algo {
 	M890_ALGO_TWO_SHOT = 2,
 };
 
-/** Scratch HBM per rank of a communicator that ran a reduction. */
+/**
+ * M890_COMM_SCRATCH_BYTES - scratch HBM per rank of a communicator that
+ * ran a reduction (4 MiB): larger reductions run in pieces of it.
+ */
 #define M890_COMM_SCRATCH_BYTES		(4ull << 20)
-/** M890_ALGO_AUTO's largest one-shot allreduce, bytes per rank. */
+/**
+ * M890_ALLREDUCE_ONE_SHOT_MAX_BYTES - M890_ALGO_AUTO's largest one-shot
+ * allreduce, bytes per rank (256 KiB).
+ */
 #define M890_ALLREDUCE_ONE_SHOT_MAX_BYTES	(256ull << 10)
 
 /**
  * struct m890_coll_opts - options of one device collective.  Start from
  * M890_COLL_OPTS_INIT, then change fields; NULL means the defaults.
- * @size, @magic, @version: set by the initializer; checked.
+ * @size: sizeof(struct m890_coll_opts), set by the initializer; checked.
+ * @magic: M890_COLL_OPTS_MAGIC, set by the initializer; checked.
+ * @version: M890_COLL_OPTS_VERSION, set by the initializer; checked.
  * @flags: none defined, 0.
  * @algorithm: enum m890_coll_algo (m890_allreduce() only; the same at
  *             every rank).
@@ -690,8 +855,18 @@ struct m890_coll_opts {
 	uint32_t reserved;
 	const m890_event_t *events;
 };
+/**
+ * M890_COLL_OPTS_MAGIC - struct m890_coll_opts's @magic ("M8OP").
+ */
 #define M890_COLL_OPTS_MAGIC	0x4d384f50u	/* "M8OP" */
+/**
+ * M890_COLL_OPTS_VERSION - current version of struct m890_coll_opts.
+ */
 #define M890_COLL_OPTS_VERSION	1
+/**
+ * M890_COLL_OPTS_INIT - initializer of struct m890_coll_opts: the
+ * defaults (M890_ALGO_AUTO, no events).
+ */
 #define M890_COLL_OPTS_INIT \
 	{ .size = sizeof(struct m890_coll_opts), \
 	  .magic = M890_COLL_OPTS_MAGIC, .version = M890_COLL_OPTS_VERSION, \
@@ -702,13 +877,18 @@ struct m890_coll_opts {
  * m890_allreduce() - enqueue an allreduce: every rank's @recvbufs entry
  * receives, for each element e < @count, the sum over ranks in rank order
  * of element e of their @sendbufs entries (see "Device collectives").
- * @sendbufs: @count elements of @type each (HBM or host).
- * @recvbufs: @count elements each, HBM, registered on a per-rank
- *            communicator; equal to the send buffer for in place.
- * @count: elements, 0 .. 2^40.  @type: M890_TYPE_FP32 or M890_TYPE_BF16.
- * @op: M890_OP_SUM.  @streams: one per local rank.  @opts: NULL or see
- * struct m890_coll_opts.
- * Errors (nothing enqueued, at every rank alike): INVALID_ARGUMENT (NULL
+ * @comm: the communicator, any kind.
+ * @sendbufs: one per local rank: @count elements of @type (HBM or host).
+ * @recvbufs: one per local rank: @count elements, HBM, registered on a
+ *            per-rank communicator; equal to the send buffer for in place.
+ * @count: elements, 0 .. 2^40, the same at every rank.
+ * @type: M890_TYPE_FP32 or M890_TYPE_BF16.
+ * @op: M890_OP_SUM.
+ * @streams: one per local rank, of its card.
+ * @opts: NULL for the defaults, or see struct m890_coll_opts.
+ *
+ * Return: M890_SUCCESS once enqueued; on failure nothing is enqueued, at
+ * every rank alike: INVALID_ARGUMENT (NULL
  * arrays, type, op, options, buffers too small, an unregistered or host
  * receive buffer, different arguments at another rank, naming it),
  * DEVICE_MISMATCH, the sticky errors, TIMEOUT naming the ranks that did
@@ -727,8 +907,21 @@ m890_status_t m890_allreduce(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * elements).  In place (send buffer == receive buffer): the result is
  * written at element i * @recvcount of that buffer, the rest of it is
  * left as it was.  The receive buffer is written by the rank's own card
- * only (HBM or host, never registered for this).  Arguments and errors
- * as m890_allreduce().
+ * only (HBM or host, never registered for this).
+ * @comm: the communicator, any kind.
+ * @sendbufs: one per local rank: n * @recvcount elements of @type (HBM or
+ *            host).
+ * @recvbufs: one per local rank: @recvcount elements (HBM or host), or
+ *            the send buffer for in place.
+ * @recvcount: elements each rank receives, 0 .. 2^40, the same at every
+ *             rank.
+ * @type: M890_TYPE_FP32 or M890_TYPE_BF16.
+ * @op: M890_OP_SUM.
+ * @streams: one per local rank, of its card.
+ * @opts: NULL for the defaults, or see struct m890_coll_opts
+ *        (@algorithm is not used).
+ *
+ * Return: as m890_allreduce().
  */
 m890_status_t m890_reduce_scatter(m890_comm_t comm, const m890_buffer_t *sendbufs,
 				  const m890_buffer_t *recvbufs, uint64_t recvcount,
@@ -741,8 +934,18 @@ m890_status_t m890_reduce_scatter(m890_comm_t comm, const m890_buffer_t *sendbuf
  * rank i's send buffer land at byte i * @bytes_per_rank of every rank's
  * receive buffer (n * @bytes_per_rank bytes, HBM, registered on a
  * per-rank communicator).  In place (send buffer == receive buffer): rank
- * i's part is already at i * @bytes_per_rank.  Errors as
- * m890_allreduce().
+ * i's part is already at i * @bytes_per_rank.
+ * @comm: the communicator, any kind.
+ * @sendbufs: one per local rank: @bytes_per_rank bytes (HBM or host).
+ * @recvbufs: one per local rank: n * @bytes_per_rank bytes of HBM,
+ *            registered on a per-rank communicator.
+ * @bytes_per_rank: bytes each rank contributes, 0 .. 2^40, any
+ *                  alignment, the same at every rank.
+ * @streams: one per local rank, of its card.
+ * @opts: NULL for the defaults, or see struct m890_coll_opts (events
+ *        only).
+ *
+ * Return: as m890_allreduce().
  */
 m890_status_t m890_allgather(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const m890_buffer_t *recvbufs,
@@ -756,8 +959,19 @@ m890_status_t m890_allgather(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * per-rank communicator).  The root's card writes every receive buffer
  * directly through the fabric.  @sendbufs entries of other ranks are not
  * used (may be NULL); at the root, send buffer == receive buffer is in
- * place.  Errors as m890_allreduce(), and INVALID_ARGUMENT for a @root
- * that is not a rank.
+ * place.
+ * @comm: the communicator, any kind.
+ * @sendbufs: one per local rank; the root's holds @bytes (HBM or host).
+ * @recvbufs: one per local rank: @bytes of HBM, registered on a per-rank
+ *            communicator.
+ * @bytes: bytes to broadcast, 0 .. 2^40, the same at every rank.
+ * @root: the sending rank, 0 .. n - 1, the same at every rank.
+ * @streams: one per local rank, of its card.
+ * @opts: NULL for the defaults, or see struct m890_coll_opts (events
+ *        only).
+ *
+ * Return: as m890_allreduce(), and INVALID_ARGUMENT for a @root that is
+ * not a rank.
  */
 m890_status_t m890_broadcast(m890_comm_t comm, const m890_buffer_t *sendbufs,
 			     const m890_buffer_t *recvbufs, uint64_t bytes,
@@ -768,7 +982,12 @@ m890_status_t m890_broadcast(m890_comm_t comm, const m890_buffer_t *sendbufs,
  * m890_barrier() - enqueue a barrier on the cards: work enqueued on a
  * rank's stream after the call starts only once every rank's stream has
  * reached the barrier (earlier work done).  The host does not wait.
- * Errors as m890_allreduce().
+ * @comm: the communicator, any kind.
+ * @streams: one per local rank, of its card.
+ * @opts: NULL for the defaults, or see struct m890_coll_opts (events
+ *        only).
+ *
+ * Return: as m890_allreduce().
  */
 m890_status_t m890_barrier(m890_comm_t comm, const m890_stream_t *streams,
 			   const struct m890_coll_opts *opts);
@@ -802,25 +1021,36 @@ m890_status_t m890_barrier(m890_comm_t comm, const m890_stream_t *streams,
  * the call ("group call K: ...") and the ranks, and nothing of that
  * communicator's group is enqueued anywhere.  On a per-rank communicator
  * every rank's group must hold the same calls on it in the same order
- * (at most 64).  Other calls (EP, registration, synchronization) are not
- * deferred: they run at once, ahead of the group's.  Groups nest: only
+ * (at most 64).  m890_event_record() in a group is kept and made after
+ * the group's calls (and m890_stream_wait_event() on such an event is
+ * refused until m890_group_end()).  Other calls (EP, registration,
+ * synchronization) are not deferred: they run at once, ahead of the
+ * group's.  Groups nest: only
  * the outermost m890_group_end() runs the calls.
  */
 
 /**
- * m890_group_start() - start (or nest) a group on the calling thread; the
- * collectives that follow are deferred to m890_group_end().
+ * m890_group_start() - start (or nest) a group on the calling thread.
+ *
+ * The collectives that follow on this thread are deferred to
+ * m890_group_end() (see "Groups of collectives").
+ *
+ * Return: M890_SUCCESS (always).
  */
 m890_status_t m890_group_start(void);
 
 /**
- * m890_group_end() - end the group; the outermost one runs its calls
- * (see "Groups of collectives") and returns the first failure, with its
- * message: the failing call's errors (nothing of its communicator's group
+ * m890_group_end() - end the group; the outermost one runs its calls.
+ *
+ * See "Groups of collectives".  The calls of the other communicators
+ * still run when one communicator's fail.
+ *
+ * Return: M890_SUCCESS; else the first failure, with its message: the
+ * failing call's errors (nothing of its communicator's group
  * enqueued when the failure was one of the agreement or the checks),
  * M890_ERROR_INVALID_ARGUMENT when there is no open group or the ranks'
  * groups differ, M890_ERROR_OUT_OF_HOST_MEMORY when a call could not be
- * recorded.  The calls of the other communicators still run.
+ * recorded.
  */
 m890_status_t m890_group_end(void);
 

@@ -98,14 +98,24 @@ extern "C" {
  * different sources never overlap, and REDUCE sums in a fixed order, so
  * repeated runs give bit-identical recv, counts and out.
  */
+/**
+ * typedef m890_ep_t - handle of an EP object over a communicator, from
+ * m890_ep_create(); destroyed with m890_ep_destroy().
+ */
 typedef struct m890_ep *m890_ep_t;
-/** Opaque routing layout of one dispatch, consumed by the combine. */
+/**
+ * typedef m890_ep_layout_t - handle of the routing layout of one dispatch,
+ * consumed by its combine; from m890_ep_layout_create(), destroyed with
+ * m890_ep_layout_destroy().
+ */
 typedef struct m890_ep_layout *m890_ep_layout_t;
 
 /**
  * struct m890_ep_config - shape of an EP object.  Start from
  * M890_EP_CONFIG_INIT, then set the fields.
- * @size, @magic, @version: set by the initializer; checked.
+ * @size: sizeof(struct m890_ep_config), set by the initializer; checked.
+ * @magic: M890_EP_CONFIG_MAGIC, set by the initializer; checked.
+ * @version: M890_EP_CONFIG_VERSION, set by the initializer; checked.
  * @flags: 0, or M890_EP_F_DEVICE_ROUTING (below).
  * @max_tokens_per_rank: T, 1 .. 65536.
  * @hidden: H, elements per token, a multiple of 32, 32 .. 65536.
@@ -115,6 +125,7 @@ typedef struct m890_ep_layout *m890_ep_layout_t;
  *                 payload of recv (the combine is always bf16).
  * @expert_capacity: C, rows per local expert; 0 = n * T, which no routing
  *                   can overflow.
+ * @reserved: 0.
  */
 struct m890_ep_config {
 	uint32_t size;
@@ -129,8 +140,19 @@ struct m890_ep_config {
 	uint32_t expert_capacity;
 	uint64_t reserved;
 };
+/**
+ * M890_EP_CONFIG_MAGIC - struct m890_ep_config's @magic ("M8EP").
+ */
 #define M890_EP_CONFIG_MAGIC	0x4d384550u	/* "M8EP" */
+/**
+ * M890_EP_CONFIG_VERSION - current version of struct m890_ep_config.
+ */
 #define M890_EP_CONFIG_VERSION	1
+/**
+ * M890_EP_CONFIG_INIT - initializer of struct m890_ep_config: host
+ * routing, bf16 payload, capacity n * T; the shape fields are 0 and must
+ * be set.
+ */
 #define M890_EP_CONFIG_INIT \
 	{ .size = sizeof(struct m890_ep_config), \
 	  .magic = M890_EP_CONFIG_MAGIC, .version = M890_EP_CONFIG_VERSION, \
@@ -142,11 +164,19 @@ struct m890_ep_config {
  * struct m890_ep_info - sizes derived from the configuration, in bytes
  * unless stated.  Buffers passed to dispatch and combine must be at least
  * this large.
- * @num_ranks: n.  @num_local_experts: L.  @expert_capacity: C (rows).
- * @row_bytes: one recv row.  @elem_bytes: its payload part (the scales,
- *             row_bytes - elem_bytes bytes, follow).
- * @x_bytes, @out_bytes: T * H * 2.  @recv_bytes: L * C * row_bytes.
- * @expert_out_bytes: L * C * H * 2.  @counts_bytes: L * 4.
+ * @num_ranks: n, the communicator's ranks.
+ * @num_local_experts: L = num_experts / n, experts per rank.
+ * @expert_capacity: C, rows per local expert (the configured value, or
+ *                   n * T for 0).
+ * @row_bytes: bytes of one recv row.
+ * @elem_bytes: its payload part: H * 2 (BF16), H (MXFP8) or H / 2
+ *              (MXFP4); the scales, row_bytes - elem_bytes bytes, follow.
+ * @reserved: 0.
+ * @x_bytes: size of each x buffer, T * H * 2.
+ * @out_bytes: size of each out buffer, T * H * 2.
+ * @recv_bytes: size of each recv buffer, L * C * row_bytes.
+ * @expert_out_bytes: size of each expert_out buffer, L * C * H * 2.
+ * @counts_bytes: size of each counts buffer, L * 4.
  * @scratch_bytes: HBM the EP object itself holds on each card.
  */
 struct m890_ep_info {
@@ -165,16 +195,24 @@ struct m890_ep_info {
 };
 
 /**
- * m890_ep_create() - an EP object over @comm with the shape @config.
+ * m890_ep_create() - create an EP object over a communicator.
+ * @comm: the communicator, any kind; it must outlive the object.
+ * @config: the shape (see struct m890_ep_config), the same at every rank.
+ * @ep: receives the handle.
+ *
  * Allocates per local card the HBM scratch (packed rows, send rows,
  * fetched expert outputs) and a host area for the routing layout.  The
  * communicator must outlive the object.  Collective on a per-rank
  * communicator: every process passes the same @config.
- * Errors: M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
+ * M890_EP_F_DEVICE_ROUTING needs M890_CAP_ROWS, M890_CAP_ATOMICS and
+ * M890_CAP_ENGINES on every card.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (config, limits, num_experts not a
  * multiple of the ranks, a rank whose config differs or whose creation
  * failed, named), M890_ERROR_OUT_OF_DEVICE_MEMORY, M890_ERROR_TIMEOUT
  * naming the ranks that did not take part, the communicator's sticky
- * error.
+ * error; M890_ERROR_NOT_SUPPORTED for device routing on a card without
+ * the spec 1.1 capabilities.
  */
 m890_status_t m890_ep_create(m890_comm_t comm,
 			     const struct m890_ep_config *config,
@@ -189,33 +227,50 @@ m890_status_t m890_ep_create(m890_comm_t comm,
  * objects in the same order, and the peers drop their windows on the
  * object's buffers.  After m890_comm_abort() or a failure of the
  * communicator it is local, and those windows stay until
- * m890_comm_destroy().  Errors: M890_ERROR_INVALID_ARGUMENT (layouts of
- * @ep still exist); a failed withdrawal from the peers is returned with
+ * m890_comm_destroy().
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT (layouts of @ep still
+ * exist); a failed withdrawal from the peers is returned with
  * @ep freed all the same.
  */
 m890_status_t m890_ep_destroy(m890_ep_t ep);
 
 /**
- * m890_ep_get_info() - the derived sizes of @ep.
+ * m890_ep_get_info() - the sizes derived from an EP object's configuration.
+ * @ep: the EP object.
+ * @info: receives the sizes (see struct m890_ep_info).
+ *
+ * Return: M890_SUCCESS, or the argument errors.
  */
 m890_status_t m890_ep_get_info(m890_ep_t ep, struct m890_ep_info *info);
 
 /**
- * m890_ep_layout_create() - a layout handle for @ep (host memory for the
- * index lists of one dispatch and its combine).  A layout can be reused:
- * dispatch first waits for the work that last used it.
+ * m890_ep_layout_create() - create a routing layout for an EP object.
+ * @ep: the EP object.
+ * @layout: receives the handle: host memory for the index lists of one
+ *          dispatch and its combine.
+ *
+ * A layout can be reused: dispatch first waits for the work that last
+ * used it.  Free every layout before m890_ep_destroy().
+ *
+ * Return: M890_SUCCESS; the allocation errors.
  */
 m890_status_t m890_ep_layout_create(m890_ep_t ep, m890_ep_layout_t *layout);
 
 /**
- * m890_ep_layout_destroy() - free a layout; its work must have completed.
+ * m890_ep_layout_destroy() - free a layout.
+ * @layout: the handle; invalid afterwards.  Its work must have completed.
+ *
+ * Return: M890_SUCCESS, or the handle's error.
  */
 m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
 
 /**
  * m890_ep_layout_counts() - host copy of the per-expert counts of the
- * layout's last dispatch: @counts receives num_experts uint32, expert e
- * at index e (global numbering).
+ * layout's last dispatch.
+ * @layout: a layout that has held a dispatch.
+ * @counts: receives num_experts uint32, expert e at index e (global
+ *          numbering).
  *
  * Routing on the host: every rank's experts, also on a per-rank
  * communicator (the dispatch's metadata round brought them), known once
@@ -226,8 +281,10 @@ m890_status_t m890_ep_layout_destroy(m890_ep_layout_t layout);
  * experts are UINT32_MAX.  The call reads the cards without waiting for
  * the dispatch: synchronize its streams first.  The counts are those of
  * the layout's half, which the dispatch after next of the EP object
- * writes again.  M890_ERROR_INVALID_ARGUMENT before the first dispatch
- * or for a NULL @counts.
+ * writes again.
+ *
+ * Return: M890_SUCCESS; M890_ERROR_INVALID_ARGUMENT before the first
+ * dispatch or for a NULL @counts.
  */
 m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
 				    uint32_t *counts);
@@ -236,19 +293,26 @@ m890_status_t m890_ep_layout_counts(m890_ep_layout_t layout,
  * m890_ep_dispatch() - enqueue the dispatch of the local ranks' tokens.
  * Arrays have one entry per local rank (see above; local rank l's
  * objects are on its card).
+ * @ep: the EP object (host routing).
  * @layout: filled with this dispatch's routing; pass it to the combine.
- * @x: tokens (see the shapes above).  @num_tokens: 0 .. T per rank; the
- *     ranks' counts may differ.
- * @topk_idx, @topk_w: host arrays of num_tokens[l] * k.
- * @recv, @counts: the outputs (see above); on a per-rank communicator
- *     each @recv registered.
- * @streams: local rank l's stream.
+ * @x: per local rank, the tokens (see the shapes above), HBM.
+ * @num_tokens: per local rank, 0 .. T tokens; the ranks' counts may
+ *              differ.
+ * @topk_idx: per local rank, a host array of num_tokens[l] * k expert ids
+ *            (-1 = none).
+ * @topk_w: per local rank, a host array of num_tokens[l] * k weights.
+ * @recv: per local rank, the HBM receive buffer (see above); registered
+ *        on a per-rank communicator.
+ * @counts: per local rank, the HBM buffer of L uint32 row counts.
+ * @streams: per local rank, its stream.
  *
  * On a per-rank communicator the call first runs the metadata round (see
  * above) and blocks until every rank joined it.  It returns once the work
  * is enqueued; m890_comm_synchronize() (or the streams) waits for it.
- * @x must not change and @recv must not be read until then.  Errors
- * (nothing enqueued, at every rank alike): M890_ERROR_CAPACITY when an
+ * @x must not change and @recv must not be read until then.
+ *
+ * Return: M890_SUCCESS once enqueued; on failure nothing is enqueued, at
+ * every rank alike: M890_ERROR_CAPACITY when an
  * expert would receive more than C rows (the message names the expert,
  * its count and C); M890_ERROR_INVALID_ARGUMENT for NULL arrays, token
  * counts above T, expert ids out of range or repeated within a token,
@@ -268,13 +332,22 @@ m890_status_t m890_ep_dispatch(m890_ep_t ep, m890_ep_layout_t layout,
 			       const m890_stream_t *streams);
 
 /**
- * m890_ep_combine() - enqueue the combine of @layout's dispatch: each
- * token's owner fetches the expert outputs of its token from
- * @expert_out (on the experts' ranks; registered on a per-rank
- * communicator) and writes the weighted sum to @out.  Arrays as for
- * m890_ep_dispatch().  @expert_out must not change until the work has
- * completed.  Errors as m890_ep_dispatch(); M890_ERROR_INVALID_ARGUMENT
- * when @layout holds no dispatch of @ep.
+ * m890_ep_combine() - enqueue the combine of a layout's dispatch.
+ * @ep: the EP object of the dispatch.
+ * @layout: the layout the dispatch filled.
+ * @expert_out: per local rank, the HBM buffer of the experts' outputs
+ *              (L * C rows of H bf16 in recv's row order); registered on a
+ *              per-rank communicator.
+ * @out: per local rank, the HBM result buffer, T rows of H bf16.
+ * @streams: per local rank, its stream.
+ *
+ * Each token's owner fetches the expert outputs of its token from
+ * @expert_out (on the experts' ranks) and writes the weighted sum to
+ * @out.  Arrays as for m890_ep_dispatch().  @expert_out must not change
+ * until the work has completed.
+ *
+ * Return: M890_SUCCESS once enqueued; the errors of m890_ep_dispatch();
+ * M890_ERROR_INVALID_ARGUMENT when @layout holds no dispatch of @ep.
  */
 m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
 			      const m890_buffer_t *expert_out,
@@ -343,12 +416,28 @@ m890_status_t m890_ep_combine(m890_ep_t ep, m890_ep_layout_t layout,
  * EP object alternate (m890_ep_dispatch_device()); two micro-batches in
  * flight take two EP objects.
  */
+/**
+ * M890_EP_F_DEVICE_ROUTING - struct m890_ep_config flag: route on the card
+ * (see the section above); the object then takes m890_ep_dispatch_device()
+ * and m890_ep_combine_device() instead of the host-routed calls.
+ */
 #define M890_EP_F_DEVICE_ROUTING	(1u << 0)
 
 /**
  * struct m890_ep_recv - where a device-routed dispatch left its results
  * on local rank l's card (see above).  Each buffer is the EP object's;
  * the *_offset fields are the byte offsets of this dispatch's half.
+ * @rows: the buffer of the received rows.
+ * @rows_offset: byte offset of this half's n * T rows in @rows.
+ * @meta: the buffer of the rows' top-k ids and weights.
+ * @meta_offset: byte offset of this half's n * T meta rows in @meta.
+ * @partial: the buffer of the partial rows the caller writes.
+ * @partial_offset: byte offset of this half's n * T partial rows.
+ * @experts: the buffer holding expert_count, expert_rows and
+ *           expert_weight.
+ * @expert_count_offset: byte offset of the L uint32 counts in @experts.
+ * @expert_rows_offset: byte offset of the L * C uint32 row numbers.
+ * @expert_weight_offset: byte offset of the L * C float weights.
  */
 struct m890_ep_recv {
 	m890_buffer_t rows;
@@ -364,13 +453,23 @@ struct m890_ep_recv {
 };
 
 /**
- * m890_ep_dispatch_device() - enqueue a device-routed dispatch (the EP
- * object was created with M890_EP_F_DEVICE_ROUTING).  Arrays have one
- * entry per local rank.  @num_tokens: 0 .. T per rank (host values).
- * @topk_idx, @topk_w: HBM buffers (see above), on the rank's card.
- * Returns once enqueued, without waiting for any other rank.  The
+ * m890_ep_dispatch_device() - enqueue a device-routed dispatch.
+ * @ep: an EP object created with M890_EP_F_DEVICE_ROUTING.
+ * @layout: receives this dispatch; pass it to m890_ep_get_recv() and
+ *          m890_ep_combine_device().
+ * @x: per local rank, the HBM token buffer, T rows of H bf16.
+ * @num_tokens: per local rank, 0 .. T tokens (host values).
+ * @topk_idx: per local rank, an HBM buffer of T rows of k int32 (see
+ *            above), on the rank's card.
+ * @topk_w: per local rank, an HBM buffer of T rows of k float.
+ * @streams: per local rank, its stream.
+ *
+ * Arrays have one entry per local rank.  Returns once enqueued, without waiting for any other rank.  The
  * previous dispatch of @ep must have had its combine enqueued (the
- * halves alternate).  Errors (nothing enqueued): INVALID_ARGUMENT (a
+ * halves alternate).
+ *
+ * Return: M890_SUCCESS once enqueued; on failure nothing is enqueued:
+ * INVALID_ARGUMENT (a
  * host routing EP object, NULL arrays, counts above T, buffers too small
  * or not HBM, a dispatch without a combine before), DEVICE_MISMATCH,
  * the streams' and the communicator's sticky errors.
@@ -383,18 +482,31 @@ m890_status_t m890_ep_dispatch_device(m890_ep_t ep, m890_ep_layout_t layout,
 				      const m890_stream_t *streams);
 
 /**
- * m890_ep_get_recv() - the results of @layout's dispatch on local rank
- * @l (0 .. local ranks - 1).  INVALID_ARGUMENT before a dispatch.
+ * m890_ep_get_recv() - where a device-routed dispatch left its results.
+ * @layout: the layout of the dispatch.
+ * @l: the local rank, 0 .. local ranks - 1.
+ * @recv: receives the buffers and offsets (see struct m890_ep_recv).
+ *
+ * Return: M890_SUCCESS; INVALID_ARGUMENT before a dispatch, for a host
+ * routing layout or an @l out of range.
  */
 m890_status_t m890_ep_get_recv(m890_ep_layout_t layout, int l,
 			       struct m890_ep_recv *recv);
 
 /**
- * m890_ep_combine_device() - enqueue the combine of @layout's dispatch:
- * every rank tells its peers its partial rows are written, then pulls
- * and sums its tokens' rows from them into @out (HBM, T rows of H bf16,
- * one per local rank).  Errors as m890_ep_dispatch_device();
- * INVALID_ARGUMENT when @layout holds no dispatch or was combined.
+ * m890_ep_combine_device() - enqueue the combine of a device-routed
+ * dispatch.
+ * @ep: the EP object of the dispatch.
+ * @layout: the layout of m890_ep_dispatch_device().
+ * @out: per local rank, the HBM result buffer, T rows of H bf16.
+ * @streams: per local rank, its stream.
+ *
+ * Every rank tells its peers its partial rows are written, then pulls and
+ * sums its tokens' rows from them into @out.
+ *
+ * Return: M890_SUCCESS once enqueued; the errors of
+ * m890_ep_dispatch_device(); INVALID_ARGUMENT when @layout holds no
+ * dispatch or was combined.
  */
 m890_status_t m890_ep_combine_device(m890_ep_t ep, m890_ep_layout_t layout,
 				     const m890_buffer_t *out,
