@@ -235,7 +235,7 @@ check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
 
 # libm890's API reference from its headers (scripts/apidoc.sh; kernel-doc
 # from Debian's linux-source-6.12).  check-unit's apidoc_test fails when
-# it is stale or an exported function has no entry.
+# it is stale, kernel-doc warns, or a public name has no entry.
 apidoc:
 	@scripts/apidoc.sh
 
