@@ -228,7 +228,7 @@ fuzz: qemu image-debug
 
 # The host unit tests alone (the first suites of make check): no kernel,
 # QEMU or guest; then the function length check (make check's fnlen suite).
-check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit
+check-unit: unit libm890-unit-build icnctl-unit-build mx-format-unit arith-agree-unit
 	@scripts/check-unit.sh
 	@out=$$(scripts/fnlen.sh) && echo "fnlen: no function over 80 lines without a reason" || \
 		{ printf '%s\n' "$$out" | grep -v '^ok '; exit 1; }

@@ -6,10 +6,13 @@
  * expert-major layout a device-routed dispatch leaves (groups = local
  * experts, their counts, their row lists).  m890_gemm_host() computes the
  * same on the CPU, bit for bit: the spec defines every rounding, and this
- * file does the same binary32 operations in the same order.  It is built
- * with -ffp-contract=off (libm890.mk), so no multiply and add are fused,
- * and it relies on IEEE binary32 arithmetic with subnormals (x86-64 SSE,
- * no flush to zero), as C11's float is on every platform the stack runs.
+ * file does the same binary32 operations in the same order.  No multiply
+ * is fused with an add whatever the build's -ffp-contract: every product
+ * that feeds a sum is m890_f32_mul_rounded()
+ * (tests/unit/arith_agree_test.c builds this file with contraction on and
+ * off and compares).  It relies on IEEE binary32 arithmetic with
+ * subnormals (x86-64 SSE, no flush to zero), as C11's float is on every
+ * platform the stack runs.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -119,12 +122,13 @@ static float gemm_exp(float t)
 		return 0.0f;
 	n = rintf(t * f32_bits(F32_LOG2E));
 	ni = (int)n;
-	r = t - n * f32_bits(F32_LN2_HI);
-	r = r - n * f32_bits(F32_LN2_LO);
+	r = t - m890_f32_mul_rounded(n, f32_bits(F32_LN2_HI));
+	r = r - m890_f32_mul_rounded(n, f32_bits(F32_LN2_LO));
 	p = f32_bits(exp_poly[0]);
 	for (unsigned int i = 1; i < sizeof(exp_poly) / sizeof(exp_poly[0]); i++)
-		p = p * r + f32_bits(exp_poly[i]);
-	return p * f32_bits((uint32_t)(ni + 127) << 23);
+		p = m890_f32_mul_rounded(p, r) + f32_bits(exp_poly[i]);
+	/* gemm_swiglu() adds 1 to it */
+	return m890_f32_mul_rounded(p, f32_bits((uint32_t)(ni + 127) << 23));
 }
 
 static float gemm_swiglu(float g, float u)
@@ -142,7 +146,7 @@ static float gemm_dot(const float *a, const float *w, unsigned int k)
 	float acc = 0.0f;
 
 	for (unsigned int i = 0; i < k; i++)
-		acc = acc + a[i] * w[i];
+		acc = acc + m890_f32_mul_rounded(a[i], w[i]);
 	return acc;
 }
 
@@ -327,7 +331,7 @@ static m890_status_t gemm_host_row(struct gemm_host *h, uint64_t x)
 			v = gemm_swiglu(v, gemm_dot(h->av, h->wv + ((uint64_t)g->n + c) *
 						    g->k, g->k));
 		if (h->scatter) {
-			v = h->weight[x] * v;
+			v = m890_f32_mul_rounded(h->weight[x], v);
 			if (!fresh)
 				v = f32_bits((uint32_t)(o[0] | o[1] << 8) << 16) + v;
 		}

@@ -512,4 +512,20 @@ m890_status_t m890_buffer_destroy(struct m890_buffer *buf);
 double m890_mx_decode_elem(enum m890_data_type mx_type, unsigned int code);
 unsigned int m890_mx_encode_elem(enum m890_data_type mx_type, double v);
 
+/*
+ * mx.c and gemm.c: @a * @b rounded to binary32 on its own, as the card
+ * rounds every product before the sum that uses it.  The volatile ends
+ * the expression, so that no compiler fuses the product with an addition
+ * into an FMA (-ffp-contract=fast with FMA hardware), whatever the flags
+ * of the build (tests/unit/arith_agree_test.c builds both ways).
+ * (float)((double)a * b) is not enough: GCC narrows it to a float
+ * multiply, then fuses it.
+ */
+static inline float m890_f32_mul_rounded(float a, float b)
+{
+	volatile float p = a * b;
+
+	return p;
+}
+
 #endif /* M890_INTERNAL_H */

@@ -6,8 +6,9 @@
  * for bit, so programs can check device output or compute on the CPU.
  *
  * Nothing here depends on the compiler's contraction of floating-point
- * expressions (tests/unit/arith_agree_test.c builds it with FMA
- * contraction on and off and compares it with the device's integer code).
+ * expressions: REDUCE rounds each product with m890_f32_mul_rounded()
+ * (tests/unit/arith_agree_test.c builds it with FMA contraction on and
+ * off and compares it with the device's integer code).
  * Element rounding does not use the floating-point rounding mode: an
  * element is found by searching the sorted table of the format's
  * magnitudes and comparing with the exact midpoint of its two neighbours.
@@ -306,20 +307,12 @@ M890_EXPORT m890_status_t m890_reduce_host(enum m890_data_type type,
 
 			for (unsigned int j = 0; j < k; j++) {
 				uint32_t i = idx[r * k + j];
-				float prod;
+				float x;
 
 				if (i == M890_ROW_NONE)
 					continue;
-				/*
-				 * The product of two floats is exact in a
-				 * double, so rounding it once gives the
-				 * binary32 product, and no compiler can fuse
-				 * it with the addition (-ffp-contract).
-				 */
-				prod = (float)((double)weight[r * k + j] *
-					       wide_load(type, src,
-							 (uint64_t)i * hidden + h));
-				acc = acc + prod;
+				x = wide_load(type, src, (uint64_t)i * hidden + h);
+				acc = acc + m890_f32_mul_rounded(weight[r * k + j], x);
 			}
 			wide_store(type, dst, r * hidden + h, acc);
 		}

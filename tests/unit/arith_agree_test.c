@@ -11,7 +11,18 @@
  * -ffp-contract=off; both builds must agree with the device bit for bit:
  * every BF16 value, every element code with every scale, MX blocks with
  * ties, subnormals, saturation and non-finite inputs, REDUCE rows with
- * random weights over the whole exponent range.  Prints TAP.
+ * random weights over the whole exponent range.
+ *
+ * GEMM (spec §7.15): libm890/src/gemm.c, the host reference of the
+ * device's GEMM (qemu-device/m890_gemm.c, QEMU softfloat, which this
+ * host test cannot link), is built with the same flags as mx.c and once
+ * more with -ffp-contract=off under other names (arith_gemm_off_*):
+ * both must give the same bf16 bits for every operand type pair, with
+ * SWIGLU, a gathered input and SCATTER_ADD; without SWIGLU both must
+ * also equal the spec's order redone here with the device's integer
+ * binary32 primitives.  A canary built with the reference's flags shows
+ * that the fast build really fuses a * b + c when -mfma is given, so
+ * that the comparison can fail.  Prints TAP.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +30,24 @@
 
 #include "internal.h"
 #include "m890_arith.h"
+
+/* gemm.c built with -ffp-contract=off, its exported names prefixed. */
+m890_status_t arith_gemm_off_host(const struct m890_gemm_shape *g,
+                                  const void *a, const void *w, void *out,
+                                  const uint32_t *idx, const uint32_t *counts,
+                                  const float *weight);
+/* arith_contract.c, built with the reference's flags: a * b + c. */
+float arith_contract_canary(float a, float b, float c);
+
+/* gemm.c's m890_gemm() enqueues; this test calls only m890_gemm_host(). */
+m890_status_t m890_stream_enqueue(struct m890_stream *s,
+                                  const union m890_packet *pkts, uint32_t n)
+{
+    (void)s;
+    (void)pkts;
+    (void)n;
+    abort();
+}
 
 static int n, failed;
 
@@ -232,9 +261,233 @@ static void test_reduce(enum m890_data_type t, const char *what)
     ok(!bad, what, bad);
 }
 
+/* The GEMM problems: groups, capacity, k, n, rows of a and of out. */
+enum { GEMM_G = 2, GEMM_CAP = 4, GEMM_K = 64, GEMM_N = 6,
+       GEMM_ROWS = GEMM_G * GEMM_CAP };
+
+/*
+ * An element of a GEMM problem: a binary32 near 1 (exponents 120..134), now and then
+ * any pattern (subnormal, huge, infinite, NaN).
+ */
+static uint32_t gemm_rnd_f32(void)
+{
+    uint64_t r = next();
+
+    if (!(r & 0x3f)) {
+        return (uint32_t)(r >> 32);
+    }
+    return ((uint32_t)(r >> 32) & 0x807fffffu) |
+           (uint32_t)(120 + (r >> 8) % 15) << 23;
+}
+
+/* @rows operand rows of @k elements of @t (BF16, MXFP8 or MXFP4). */
+static void gemm_rnd_rows(enum m890_data_type t, uint8_t *p,
+                          unsigned int rows, unsigned int k)
+{
+    uint64_t rb = m890_gemm_row_bytes(t, k), i;
+    unsigned int j, el = t == M890_TYPE_MXFP4 ? k / 2 : k;
+
+    for (i = 0; i < rows; i++) {
+        uint8_t *q = p + i * rb;
+
+        for (j = 0; j < k && t == M890_TYPE_BF16; j++) {
+            uint16_t h = m890_f32_to_bf16(gemm_rnd_f32());
+
+            q[2 * j] = (uint8_t)h;
+            q[2 * j + 1] = (uint8_t)(h >> 8);
+        }
+        if (t == M890_TYPE_BF16) {
+            continue;
+        }
+        for (j = 0; j < el; j++) {
+            q[j] = (uint8_t)next();
+        }
+        for (j = 0; j < k / M890_MX_BLOCK; j++) {
+            uint64_t r = next();
+
+            q[el + j] = (r & 0x1f) ? 112 + (r >> 8) % 24 : (uint8_t)(r >> 16);
+        }
+    }
+}
+
+/* Element @i of operand row @p of type @t, as MX_DEQUANT gives it. */
+static uint32_t gemm_elem(enum m890_data_type t, const uint8_t *p,
+                          unsigned int k, unsigned int i)
+{
+    unsigned int el = t == M890_TYPE_MXFP4 ? k / 2 : k;
+    uint8_t sc = p[el + i / M890_MX_BLOCK];
+
+    switch (t) {
+    case M890_TYPE_BF16:
+        return m890_bf16_to_f32((uint16_t)(p[2 * i] | p[2 * i + 1] << 8));
+    case M890_TYPE_MXFP8:
+        return m890_mx_dequant(&m890_fp8, p[i], sc);
+    default:
+        return m890_mx_dequant(&m890_fp4, (p[i / 2] >> ((i & 1) * 4)) & 0xf,
+                               sc);
+    }
+}
+
+/*
+ * Output element (row @x, column @c) of a problem without SWIGLU in the
+ * spec's order with the device's primitives: the sum from +0.0 in
+ * ascending k, every product and sum rounded; with SCATTER_ADD times
+ * @weight[x], plus the row's bf16 value @prev unless @fresh.
+ */
+static uint16_t gemm_expect(const struct m890_gemm_shape *g,
+                            const uint8_t *arow, const uint8_t *wrow,
+                            const float *weight, uint64_t x, bool fresh,
+                            uint16_t prev)
+{
+    uint32_t acc = 0, wx;
+    unsigned int i;
+
+    for (i = 0; i < g->k; i++) {
+        acc = m890_f32_add(acc, m890_f32_mul(gemm_elem(g->a_type, arow,
+                                                       g->k, i),
+                                             gemm_elem(g->w_type, wrow,
+                                                       g->k, i)));
+    }
+    if (g->flags & M890_GEMM_SCATTER_ADD) {
+        memcpy(&wx, &weight[x], 4);
+        acc = m890_f32_mul(wx, acc);
+        if (!fresh) {
+            acc = m890_f32_add(m890_bf16_to_f32(prev), acc);
+        }
+    }
+    return m890_f32_to_bf16(acc);
+}
+
+/* The integer expectation of every output row a problem writes. */
+static unsigned long gemm_check(const struct m890_gemm_shape *g,
+                                const uint8_t *a, const uint8_t *w,
+                                const uint8_t *out, const uint32_t *idx,
+                                const uint32_t *counts, const float *weight,
+                                uint16_t *want)
+{
+    uint64_t arb = m890_gemm_row_bytes(g->a_type, g->k);
+    uint64_t wrb = m890_gemm_row_bytes(g->w_type, g->k), x, ar, orw;
+    bool scatter = g->flags & M890_GEMM_SCATTER_ADD;
+    uint8_t seen[GEMM_ROWS] = { 0 };
+    unsigned long bad = 0;
+    uint32_t gi, pos, c;
+
+    for (gi = 0; gi < g->groups; gi++) {
+        for (pos = 0; pos < counts[gi]; pos++) {
+            x = (uint64_t)gi * g->cap + pos;
+            ar = idx && !scatter ? idx[x] : x;
+            orw = scatter ? idx[x] : x;
+            if (ar == M890_ROW_NONE || orw == M890_ROW_NONE) {
+                continue;
+            }
+            for (c = 0; c < g->n; c++) {
+                want[orw * g->n + c] =
+                    gemm_expect(g, a + ar * arb,
+                                w + ((uint64_t)gi * g->n + c) * wrb, weight,
+                                x, !seen[orw], want[orw * g->n + c]);
+            }
+            seen[orw] = 1;
+        }
+    }
+    for (x = 0; x < (uint64_t)GEMM_ROWS * g->n; x++) {
+        bad += want[x] != (uint16_t)(out[2 * x] | out[2 * x + 1] << 8);
+    }
+    return bad;
+}
+
+/*
+ * GEMM problems with @flags (and, if @gather, a gathered input) for every
+ * operand type pair: this build's reference against the
+ * -ffp-contract=off one and, without SWIGLU, against gemm_check().
+ */
+static void test_gemm(uint32_t flags, bool gather, const char *what)
+{
+    enum { G = GEMM_G, CAP = GEMM_CAP, K = GEMM_K, N = GEMM_N,
+           ROWS = GEMM_ROWS, ITER = 1500 };
+    static const enum m890_data_type at[] = { M890_TYPE_BF16,
+                                              M890_TYPE_MXFP8 };
+    static const enum m890_data_type wt[] = { M890_TYPE_BF16,
+                                              M890_TYPE_MXFP4 };
+    static uint8_t a[ROWS * 2 * K], w[G * 2 * N * 2 * K];
+    static uint8_t out[ROWS * N * 2], out_off[ROWS * N * 2];
+    uint32_t idx[G * CAP], counts[G];
+    uint16_t want[ROWS * N];
+    float weight[G * CAP];
+    struct m890_gemm_shape g = M890_GEMM_SHAPE_INIT;
+    unsigned long bad = 0;
+    unsigned int i, j, t;
+    bool scatter = flags & M890_GEMM_SCATTER_ADD;
+
+    for (t = 0; t < 4; t++) {
+        g.flags = flags;
+        g.a_type = at[t & 1];
+        g.w_type = wt[t >> 1];
+        g.groups = G;
+        g.k = K;
+        g.n = N;
+        g.cap = CAP;
+        for (i = 0; i < ITER; i++) {
+            gemm_rnd_rows(g.a_type, a, ROWS, K);
+            gemm_rnd_rows(g.w_type, w, G * N * (flags & M890_GEMM_SWIGLU ?
+                                                2 : 1), K);
+            for (j = 0; j < G; j++) {
+                counts[j] = next() % (CAP + 1);
+            }
+            for (j = 0; j < G * CAP; j++) {
+                uint32_t u = gemm_rnd_f32();
+
+                idx[j] = next() % 8 ? next() % ROWS : M890_ROW_NONE;
+                memcpy(&weight[j], &u, 4);
+            }
+            for (j = 0; j < ROWS * N * 2; j++) {
+                out[j] = out_off[j] = (uint8_t)next();
+            }
+            for (j = 0; j < ROWS * N; j++) {
+                want[j] = (uint16_t)(out[2 * j] | out[2 * j + 1] << 8);
+            }
+            if (m890_gemm_host(&g, a, w, out, gather || scatter ? idx : NULL,
+                               counts, scatter ? weight : NULL) ||
+                arith_gemm_off_host(&g, a, w, out_off,
+                                    gather || scatter ? idx : NULL, counts,
+                                    scatter ? weight : NULL)) {
+                bad++;
+                continue;
+            }
+            bad += memcmp(out, out_off, sizeof(out)) != 0;
+            if (!(flags & M890_GEMM_SWIGLU)) {
+                bad += gemm_check(&g, a, w, out, gather || scatter ? idx :
+                                  NULL, counts, weight, want) != 0;
+            }
+        }
+    }
+    ok(!bad, what, bad);
+}
+
+/*
+ * The canary: 1 + 2^-23 squared is 1 + 2^-22 + 2^-46; minus (1 + 2^-22)
+ * that is 2^-46 fused and 0 rounded first.  With -mfma the fast build
+ * must fuse; the off build must not; without -mfma nothing can fuse.
+ */
+static void test_canary(void)
+{
+    float e = 1.0f + 0x1p-23f, r = arith_contract_canary(e, e,
+                                                         -(1.0f + 0x1p-22f));
+    bool fast = strstr(ARITH_CONTRACT, "=fast") != NULL;
+
+    if (fast && !strstr(ARITH_CONTRACT, "-mfma")) {
+        n++;
+        printf("ok %d - contraction canary # SKIP no -mfma: nothing fuses\n",
+               n);
+        return;
+    }
+    ok(fast ? r == 0x1p-46f : r == 0.0f, fast ?
+       "contraction canary: the fast build fuses a * b + c" :
+       "contraction canary: the off build does not fuse a * b + c", 1);
+}
+
 int main(void)
 {
-    printf("TAP version 13\n1..8\n");
+    printf("TAP version 13\n1..12\n");
     printf("# host reference built with %s\n", ARITH_CONTRACT);
     test_bf16();
     test_dequant(M890_TYPE_MXFP4, &m890_fp4,
@@ -247,5 +500,12 @@ int main(void)
                "MX_QUANT MXFP8: 200k blocks from FP32 and BF16");
     test_reduce(M890_TYPE_FP32, "REDUCE FP32: 100k rows of k = 8");
     test_reduce(M890_TYPE_BF16, "REDUCE BF16: 100k rows of k = 8");
+    test_gemm(0, true, "GEMM: 6k problems of the four operand type pairs, "
+              "gathered rows");
+    test_gemm(M890_GEMM_SWIGLU, false, "GEMM SWIGLU: 6k problems of the "
+              "four operand type pairs");
+    test_gemm(M890_GEMM_SCATTER_ADD, false, "GEMM SCATTER_ADD: 6k problems "
+              "of the four operand type pairs");
+    test_canary();
     return failed ? 1 : 0;
 }
