@@ -181,7 +181,7 @@ typedef struct M890RowsState {
 } M890RowsState;
 
 #define M890_GEMM_TILE_ROWS     8       /* rows of a GEMM piece */
-#define M890_GEMM_TILE_COLS     16      /* output columns of a GEMM piece */
+#define M890_GEMM_TILE_COLS     16      /* output columns of a piece, at most */
 
 /*
  * Per-packet state of GEMM (m890_gemm.c), reset when a packet is fetched
@@ -200,6 +200,7 @@ typedef struct M890GemmState {
     uint32_t pos;               /* first row of the current tile */
     uint32_t ct;                /* current column tile */
     uint32_t nrows;             /* rows of the tile */
+    uint32_t live;              /* of them, rows not NONE */
     uint32_t arow[M890_GEMM_TILE_ROWS];     /* activation row numbers */
     uint32_t orow[M890_GEMM_TILE_ROWS];     /* output row numbers */
     uint32_t w[M890_GEMM_TILE_ROWS];        /* SCATTER_ADD weights, fp32 */

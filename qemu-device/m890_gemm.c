@@ -19,10 +19,18 @@
  * order in C floats, so both give the same bits.
  *
  * Work is cut into pieces: one piece is a tile of up to
- * M890_GEMM_TILE_ROWS rows by M890_GEMM_TILE_COLS output columns (with
- * SwiGLU twice as many weight rows) over the whole K.  Each piece charges
- * the run's budget 16 bytes per multiply-add (a run does at most 4 Mi of
- * them, spec §4.3), at least M890_STEP_CHARGE.  State between pieces
+ * M890_GEMM_TILE_ROWS rows by up to M890_GEMM_TILE_COLS output columns
+ * (with SwiGLU twice as many weight rows) over the whole K, fewer columns
+ * when K is large so that a piece does at most M890_GEMM_PIECE_MACS
+ * multiply-adds.  Each piece counts its multiply-adds against the run's
+ * arithmetic (M890_BH_MAX_ELEMS, spec §4.3) and 16 bytes per multiply-add
+ * against its bytes, at least M890_STEP_CHARGE and at least the weight
+ * bytes it read.  Only the rows of a tile that are not NONE are computed:
+ * a tile whose rows are all NONE reads no weights (the group's first tile
+ * still reads them, for the timing model, but decodes nothing) and is one
+ * step for all its columns, so the work of a run is bounded whatever the
+ * index list holds (a piece decodes at most twice its multiply-adds).
+ * State between pieces
  * (group, row, column tile, the tile's checked index and weight copies)
  * lives in q->gemm; the SCATTER_ADD "row seen" bitmap is allocated once
  * per queue with a fixed size (M890_GEMM_MAX_OUT_ROWS bits), never sized
@@ -53,8 +61,13 @@ static float32 *m890_gemm_abuf;     /* activation rows of a tile, fp32 */
 #define M890_GEMM_K_MAX     (M890_GEMM_MAX_KBLOCKS * M890_MX_BLOCK)
 #define M890_GEMM_WROWS     (2 * M890_GEMM_TILE_COLS)
 
-/* Multiply-adds per byte of budget: 16 bytes each, 4 Mi per run. */
+/* Bytes of a run's budget per multiply-add. */
 #define M890_GEMM_BUDGET_PER_MAC    16
+/*
+ * Multiply-adds of a piece at most, half a run's arithmetic: a full tile
+ * at the largest K with SwiGLU is one column (two weight rows).
+ */
+#define M890_GEMM_PIECE_MACS        (M890_BH_MAX_ELEMS / 2)
 
 /* Binary32 constants of the SwiGLU exponential (spec §7.15). */
 #define F32_ONE             0x3f800000u
@@ -298,6 +311,7 @@ void m890_gemm_fini(M890State *s)
 typedef struct M890GemmShape {
     const struct m890_pkt_gemm *p;
     unsigned int k, n, nw, groups, flags;
+    unsigned int pcols;                 /* output columns of a piece */
     uint32_t cap;
     uint64_t arow, wrow, orow, wgroup;
     uint64_t a, w, out, idx, counts, weight;
@@ -310,6 +324,7 @@ static M890Status m890_gemm_check(M890State *s, M890Queue *q,
                                   M890GemmShape *sh)
 {
     const struct m890_pkt_gemm *p = &q->pkt.gemm;
+    unsigned int wpc = (p->flags & M890_GEMM_F_SWIGLU) ? 2 : 1;
     uint64_t rows;
 
     sh->p = p;
@@ -350,11 +365,14 @@ static M890Status m890_gemm_check(M890State *s, M890Queue *q,
     if (sh->scatter ? !sh->idx || !sh->weight : sh->weight != 0) {
         return m890_bad_field(q, "gemm idx/weight with SCATTER_ADD");
     }
-    sh->nw = (p->flags & M890_GEMM_F_SWIGLU) ? 2 * sh->n : sh->n;
+    sh->nw = wpc * sh->n;
     sh->arow = m890_gemm_row_bytes(p->a_dtype, sh->k);
     sh->wrow = m890_gemm_row_bytes(p->w_dtype, sh->k);
     sh->orow = 2ull * sh->n;
     sh->wgroup = sh->nw * sh->wrow;
+    /* at least 1: M890_GEMM_PIECE_MACS fits a tile by 2 weight rows of K */
+    sh->pcols = MIN(M890_GEMM_TILE_COLS, M890_GEMM_PIECE_MACS /
+                    ((uint64_t)M890_GEMM_TILE_ROWS * wpc * MAX(sh->k, 1)));
     sh->hfs_per_mac = (p->a_dtype == M890_DTYPE_MXFP8 &&
                        p->w_dtype == M890_DTYPE_MXFP4) ?
                       M890_HFS_PER_MAC_MX : M890_HFS_PER_MAC_BF16;
@@ -446,11 +464,13 @@ static M890Status m890_gemm_tile(M890State *s, M890Queue *q,
             gs->w[i] = le32_to_cpu(v[i]);
         }
     }
+    gs->live = 0;
     for (i = 0; i < nr; i++) {
         r = sh->scatter ? gs->orow[i] : gs->arow[i];
         if (r == M890_INDEX_NONE) {
             continue;
         }
+        gs->live++;
         if (sh->scatter) {
             if (r >= M890_GEMM_MAX_OUT_ROWS ||
                 !m890_range_ok(sh->out, (r + 1) * sh->orow)) {
@@ -469,13 +489,14 @@ static M890Status m890_gemm_tile(M890State *s, M890Queue *q,
 
 /*
  * The weight rows of the piece's @nc columns from @c0 (with SWIGLU then
- * their gate rows, n further on) decoded into m890_gemm_wbuf; *@nwr is
- * their number.  Charged with the group's first row tile.
+ * their gate rows, n further on) read and, if @decode, decoded into
+ * m890_gemm_wbuf; *@nwr is their number.  Charged with the group's first
+ * row tile.
  */
 static M890Status m890_gemm_weights(M890State *s, M890Queue *q,
                                     const M890GemmShape *sh, unsigned int c0,
-                                    unsigned int nc, float_status *st,
-                                    unsigned int *nwr)
+                                    unsigned int nc, bool decode,
+                                    float_status *st, unsigned int *nwr)
 {
     M890GemmState *gs = &q->gemm;
     unsigned int wsel[M890_GEMM_WROWS];
@@ -497,8 +518,10 @@ static M890Status m890_gemm_weights(M890State *s, M890Queue *q,
         if (ret) {
             return ret;
         }
-        m890_gemm_decode(sh->p->w_dtype, s->bounce, sh->k,
-                         m890_gemm_wbuf + (uint64_t)j * sh->k, st);
+        if (decode) {
+            m890_gemm_decode(sh->p->w_dtype, s->bounce, sh->k,
+                             m890_gemm_wbuf + (uint64_t)j * sh->k, st);
+        }
     }
     *nwr = n;
     return 0;
@@ -565,35 +588,39 @@ static M890Status m890_gemm_row(M890State *s, M890Queue *q,
  * One piece: the tile's rows by column tile gs->ct.  The weights are
  * charged with the group's first row tile, the activation rows with the
  * first column tile, so every byte is charged once whatever the tiling.
+ * A tile without live rows is only run as a piece in its group's first
+ * row tile, to read (and charge) the weights, which it does not decode.
+ * The budget is charged the multiply-adds, and at least the weight bytes
+ * read (a live piece's 16 bytes per multiply-add always are more).
  */
 static M890Status m890_gemm_piece(M890State *s, M890Queue *q,
                                   const M890GemmShape *sh, M890Budget *b,
                                   float_status *st)
 {
     M890GemmState *gs = &q->gemm;
-    unsigned int c0 = gs->ct * M890_GEMM_TILE_COLS;
-    unsigned int nc = MIN(M890_GEMM_TILE_COLS, sh->n - c0);
-    unsigned int i, nwr, live = 0;
+    unsigned int c0 = gs->ct * sh->pcols;
+    unsigned int nc = MIN(sh->pcols, sh->n - c0);
+    unsigned int i, nwr;
     M890Status ret;
     uint64_t macs;
 
-    ret = m890_gemm_weights(s, q, sh, c0, nc, st, &nwr);
+    ret = m890_gemm_weights(s, q, sh, c0, nc, gs->live != 0, st, &nwr);
     if (ret) {
         return ret;
     }
-    for (i = 0; i < gs->nrows; i++) {
+    for (i = 0; i < gs->nrows && gs->live; i++) {
         if (gs->arow[i] == M890_INDEX_NONE || gs->orow[i] == M890_INDEX_NONE) {
             continue;
         }
-        live++;
         ret = m890_gemm_row(s, q, sh, i, c0, nc, st);
         if (ret) {
             return ret;
         }
     }
-    macs = (uint64_t)live * nwr * sh->k;
+    macs = (uint64_t)gs->live * nwr * sh->k;
     m890_clock_compute(s, q, macs, sh->hfs_per_mac);
-    m890_budget_charge(b, macs * M890_GEMM_BUDGET_PER_MAC, macs);
+    m890_budget_charge(b, MAX(macs * M890_GEMM_BUDGET_PER_MAC,
+                              nwr * sh->wrow), macs);
     return 0;
 }
 
@@ -606,6 +633,8 @@ M890Status m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
 
     QEMU_BUILD_BUG_ON(M890_GEMM_K_MAX * 2 > M890_BOUNCE_SIZE);
     QEMU_BUILD_BUG_ON(M890_GEMM_TILE_COLS * 2 > M890_BOUNCE_SIZE);
+    QEMU_BUILD_BUG_ON(M890_GEMM_PIECE_MACS <
+                      M890_GEMM_TILE_ROWS * 2ull * M890_GEMM_K_MAX);
     ret = m890_gemm_check(s, q, &sh);
     if (ret) {
         return ret;
@@ -648,11 +677,18 @@ M890Status m890_exec_gemm(M890State *s, M890Queue *q, M890Budget *b)
                 return ret;
             }
         }
+        if (!gs->live && gs->pos) {
+            /* nothing to compute, the weights were charged: one step */
+            m890_budget_charge(b, M890_STEP_CHARGE, 0);
+            gs->pos += gs->nrows;
+            gs->tile_valid = false;
+            continue;
+        }
         ret = m890_gemm_piece(s, q, &sh, b, &st);
         if (ret) {
             return ret;
         }
-        if (++gs->ct * M890_GEMM_TILE_COLS >= sh.n) {
+        if (++gs->ct * sh.pcols >= sh.n) {
             gs->ct = 0;
             gs->pos += gs->nrows;
             gs->tile_valid = false;

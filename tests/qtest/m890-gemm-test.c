@@ -10,7 +10,9 @@
  * groups without rows, SCATTER_ADD (first write stores, later ones add);
  * edge values (NaN and 0xff scales, infinities, overflow, subnormals,
  * signed zeros); every field check, faults, a count above the capacity;
- * a packet long enough to run in pieces over several runs; the exact
+ * a packet long enough to run in pieces over several runs, capacity
+ * padding (NONE rows) at the largest K and pieces at their largest size
+ * (§7.15 "Work is bounded per run"); the exact
  * modelled time of each rule of §10 for GEMM (compute-bound on the
  * matrix engines at each rate, memory-bound weights charged once per
  * group, SCATTER_ADD reads of rows written before); a spec 1.0 card
@@ -497,7 +499,7 @@ static void test_edges(void)
     gemm_free(&g);
 }
 
-/* More than a run's 4 Mi multiply-adds: the packet resumes in pieces. */
+/* More than a run's 512 Ki multiply-adds: the packet resumes in pieces. */
 static void test_pieces(void)
 {
     Gemm g = gemm_new(M890_DTYPE_MXFP8, M890_DTYPE_MXFP4, M890_GEMM_F_SWIGLU,
@@ -505,6 +507,80 @@ static void test_pieces(void)
 
     /* 2 * 40 rows * 128 weight rows * 1024 = 10.5 Mi multiply-adds */
     gemm_check(&g, 0);
+    gemm_free(&g);
+}
+
+/*
+ * Capacity padding through the index list at the largest K (16384), with
+ * SwiGLU: 2 groups of 16384 rows, all NONE but 3 rows of group 0, whose
+ * first tile is all NONE like the whole of group 1.  Each live row is
+ * 512 Ki multiply-adds, a run's arithmetic, so the packet takes at least
+ * three runs; the 4093 NONE tiles compute nothing (a step each), the
+ * first tile of each group still reads its weights.  Exact results and
+ * exact modelled time: the weights of both groups (counts above 0) once,
+ * the index list, the 3 live A and output rows.
+ */
+static void test_none_padding(void)
+{
+    const unsigned int k = M890_GEMM_MAX_KBLOCKS * 32, cap = 16384;
+    Gemm g = gemm_new(M890_DTYPE_MXFP8, M890_DTYPE_MXFP4, M890_GEMM_F_SWIGLU,
+                      2, k, 16, 2);
+    uint64_t bytes, macs;
+    unsigned int i;
+
+    /* 4 A rows; an output of 2 * cap rows, three of them written */
+    g.cap = cap;
+    g.orows = 2ull * cap;
+    g_free(g.out);
+    g.out = g_new0(uint16_t, g.orows * g.n + 1);
+    g.idx = g_new(uint32_t, 2 * cap);
+    for (i = 0; i < 2 * cap; i++) {
+        g.idx[i] = NONE;
+    }
+    g.idx[100] = 3;
+    g.idx[9000] = 0;
+    g.idx[cap - 1] = 2;
+    fresh();
+    gemm_check(&g, 0x3c00);
+    macs = 3ull * 32 * k;
+    bytes = 2ull * cap * 4 +                            /* idx */
+            2ull * 32 * rowb(M890_DTYPE_MXFP4, k) +     /* W of both groups */
+            3 * (rowb(M890_DTYPE_MXFP8, k) + 16 * 2);   /* A rows, out rows */
+    g_assert_cmpuint(macs, >, 2 * 512 * 1024);  /* a run: 512 Ki (§4.3) */
+    g_assert_cmpuint(HBM_B(bytes), >, MAC_MX * macs);
+    clock_is(FETCH + HBM_B(bytes));
+    gemm_free(&g);
+}
+
+/*
+ * Pieces at their largest, 256 Ki multiply-adds, at the largest K: a tile
+ * of 8 rows by one column (two weight rows) with SwiGLU; without it, 9
+ * rows (a tile of 8 and one of 1) by 2 columns, n = 17 (the last piece one
+ * column).  Exact results and exact modelled time, both memory-bound.
+ */
+static void test_max_piece(void)
+{
+    const unsigned int k = M890_GEMM_MAX_KBLOCKS * 32;
+    Gemm g = gemm_new(M890_DTYPE_MXFP8, M890_DTYPE_MXFP4, M890_GEMM_F_SWIGLU,
+                      1, k, 16, 8);
+    uint64_t bytes, macs;
+
+    fresh();
+    gemm_check(&g, 0);
+    macs = 8ull * 32 * k;
+    bytes = 32ull * rowb(M890_DTYPE_MXFP4, k) +
+            8 * (rowb(M890_DTYPE_MXFP8, k) + 16 * 2);
+    g_assert_cmpuint(HBM_B(bytes), >, MAC_MX * macs);
+    clock_is(FETCH + HBM_B(bytes));
+    gemm_free(&g);
+
+    g = gemm_new(M890_DTYPE_BF16, M890_DTYPE_BF16, 0, 1, k, 17, 9);
+    fresh();
+    gemm_check(&g, 0);
+    macs = 9ull * 17 * k;
+    bytes = 17ull * 2 * k + 9 * (2ull * k + 17 * 2);
+    g_assert_cmpuint(HBM_B(bytes), >, MAC_BF16 * macs);
+    clock_is(FETCH + HBM_B(bytes));
     gemm_free(&g);
 }
 
@@ -715,6 +791,8 @@ int main(int argc, char **argv)
     qtest_add_func("/m890/gemm/scatter-add", test_scatter_add);
     qtest_add_func("/m890/gemm/edges", test_edges);
     qtest_add_func("/m890/gemm/pieces", test_pieces);
+    qtest_add_func("/m890/gemm/none-padding", test_none_padding);
+    qtest_add_func("/m890/gemm/max-piece", test_max_piece);
     qtest_add_func("/m890/gemm/fields", test_fields);
     qtest_add_func("/m890/gemm/faults", test_faults);
     qtest_add_func("/m890/gemm/timing", test_timing);
