@@ -103,7 +103,8 @@ $(LIBM890_A2A): $(LIBM890_A2A_SRCS) \
 
 # m890-moe: one MoE layer end to end (router, dispatch, MXFP4 expert
 # GEMMs, combine) on every card, verified, with its modelled times.
-# Its projection takes ep_perf's formula (tests/bench/ep_dev_model.h).
+# Its projection is timing model 1.2's (tests/bench/ep_dev_model.h: ep_perf's
+# formula for dispatch and combine, the expert GEMM packets).
 $(LIBM890_MOE): libm890/examples/m890_moe.c tests/bench/ep_dev_model.h tests/bench/model12.h \
 		$(LIBM890_LIB) $(LIBM890_PUBHDR)
 	@mkdir -p $(@D)

@@ -22,8 +22,10 @@
  * sum of the partial rows in the documented order.  Prints the modelled
  * (TIMESTAMP) time of dispatch, GEMMs and combine of a micro-batch, the
  * step, and the share of communication hidden under compute; then the
- * Kimi-K3 decode step projected from the spec's rates (the GEMMs) and
- * ep_perf's formula (dispatch and combine).
+ * Kimi-K3 decode step projected with timing model 1.2
+ * (tests/bench/ep_dev_model.h: the expert GEMMs at the matrix engines'
+ * rates, dispatch and combine by ep_perf's formula); -P prints only the
+ * projection, with no card.
  */
 #include <getopt.h>
 #include <math.h>
@@ -152,7 +154,7 @@ static void route(int i, int b, const uint16_t *logits, int t0, int nt)
 static void usage(void)
 {
 	fprintf(stderr, "usage: m890-moe [-t tokens per rank] [-H hidden] [-I ffn width] "
-		"[-E experts] [-k top-k] [-s seed]\n");
+		"[-E experts] [-k top-k] [-s seed] [-P]\n");
 	exit(2);
 }
 
@@ -166,30 +168,29 @@ static int64_t dns(m890_event_t a, m890_event_t b)
 }
 
 /*
- * The Kimi-K3 decode step on 64 cards, projected: the expert GEMMs from
- * the spec's rates, dispatch and combine from ep_perf's formula for
- * routing on the card (tests/bench/ep_dev_model.h, timing model 1.2) for
- * uniform random routing drawn as ep_perf draws it (seed 1), the
- * dispatch with the 500 ns delivery of its last write, as ep_perf prints
- * them.  Projected, not measured.
+ * The Kimi-K3 decode step on 64 cards, projected with timing model 1.2
+ * (hardware spec §10) for uniform random routing drawn as ep_perf draws
+ * it (seed 1): dispatch and combine by ep_perf's formula for routing on
+ * the card (tests/bench/ep_dev_model.h), the dispatch with the 500 ns
+ * delivery of its last write, as ep_perf prints them; the expert FFN as
+ * this program enqueues it, by the same header (epm_ffn(): each GEMM
+ * packet takes the longer of its HBM bytes and its multiply-adds, gate/up
+ * at the MX rate, down at the bf16 rate, one after the other), on the
+ * slowest card.  Each phase between two events, the step their sum.
+ * Projected, not measured.
  */
 static void projection(void)
 {
 	/* Kimi-K3 decode, 64 cards: 128 tokens per card, hidden 3584, 896
 	 * experts, top-16, FFN width 2048 (assumed), MXFP4 weights, MXFP8
-	 * activations; GEMMs at max(HBM bytes / 3.2 TB/s, MACs / 2e15) */
-	const double h = 3584, ffn = 2048, l = 896 / 64, rows = 128 * 16;
+	 * activations */
+	const uint32_t ffn = 2048;
 	const struct epm_shape sh = { .t = 128, .h = 3584, .e = 896, .k = 16,
 				      .row = 3584 + 3584 / 32 };	/* MXFP8 */
-	double wbytes = l * (2 * ffn + h) * (h / 2 + h / 32);	/* gate/up: K = h */
-	double wbytes2 = l * h * (ffn / 2 + ffn / 32);
-	/* gate/up: A row in, act row out; down: act row in, partial row
-	 * written and (for all but a row's first expert) read */
-	double abytes = rows * (h + h / 32 + 2 * ffn) + rows * (2 * ffn + 2 * 2 * h);
-	double macs = rows * (2 * ffn * h + h * ffn);
-	double t_mem = (wbytes - l * h * (h / 2 + h / 32) + wbytes2 + abytes) / 3.2e3;
-	double t_mac = macs / 2e6;
-	double gemm = t_mem > t_mac ? t_mem : t_mac, disp, comb;
+	const double L = 896 / 64;
+	double wbytes = L * (2.0 * ffn * (sh.h / 2 + sh.h / 32) + sh.h * (ffn / 2 + ffn / 32));
+	double gemm, disp, comb, step;
+	struct epm_ffn f = { 0 };
 	uint64_t seed = 1;
 	int32_t *idx = malloc(sizeof(*idx) * 64 * sh.t * sh.k);
 	float *w = malloc(sizeof(*w) * 64 * sh.t * sh.k);
@@ -200,18 +201,25 @@ static void projection(void)
 	}
 	epm_route(&seed, idx, w, 64, sh.t, sh.k, sh.e);
 	epm_dev(&sh, 64, idx, &disp, &comb);
+	gemm = epm_ffn(&sh, ffn, 64, idx, &f) / 1e3;
 	disp = (disp + M12_DELIVERY_NS) / 1e3;
 	comb /= 1e3;
+	step = gemm + disp + comb;
 	free(idx);
 	free(w);
 	printf("# projected Kimi-K3 EP64 decode step (128 tokens per card, hidden 3584, 896 experts, top-16, FFN 2048):\n");
-	printf("#   GEMMs %.1f us (HBM %.1f us for %.0f MB of weights, matrix engines %.1f us), "
-	       "dispatch %.2f us, combine %.2f us (ep_perf's formula, uniform routing, seed 1; "
-	       "goals 10.0 and 19.4 us)\n",
-	       gemm / 1e3, t_mem / 1e3, (wbytes - l * h * (h / 2 + h / 32) + wbytes2) / 1e6,
-	       t_mac / 1e3, disp, comb);
+	printf("#   GEMMs %.1f us on the slowest card (%.0f expert rows, %.0f MB of MXFP4 weights): "
+	       "gate/up %.1f us (HBM %.1f us, matrix engines %.1f us at the MX rate), "
+	       "down %.1f us (HBM %.1f us, matrix engines %.1f us at the bf16 rate)\n",
+	       gemm, f.entries, wbytes / 1e6,
+	       fmax(f.up_hbm / M12_HBM_BPNS, f.up_macs / M12_MACS_PER_NS_MX) / 1e3,
+	       f.up_hbm / M12_HBM_BPNS / 1e3, f.up_macs / M12_MACS_PER_NS_MX / 1e3,
+	       fmax(f.down_hbm / M12_HBM_BPNS, f.down_macs / M12_MACS_PER_NS_BF16) / 1e3,
+	       f.down_hbm / M12_HBM_BPNS / 1e3, f.down_macs / M12_MACS_PER_NS_BF16 / 1e3);
+	printf("#   dispatch %.2f us, combine %.2f us (ep_perf's formula, uniform routing, seed 1; "
+	       "goals 10.0 and 19.4 us)\n", disp, comb);
 	printf("#   step %.1f us serial, EP communication %.0f%% of it\n",
-	       gemm / 1e3 + disp + comb, 100 * (disp + comb) / (gemm / 1e3 + disp + comb));
+	       step, 100 * (disp + comb) / step);
 }
 
 int main(int argc, char **argv)
@@ -224,7 +232,7 @@ int main(int argc, char **argv)
 	int opt, l, bad = 0, tb;
 	void *p;
 
-	while ((opt = getopt(argc, argv, "t:H:I:E:k:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:I:E:k:s:P")) != -1) {
 		switch (opt) {
 		case 't': T = atoi(optarg); break;
 		case 'H': H = atoi(optarg); break;
@@ -232,6 +240,7 @@ int main(int argc, char **argv)
 		case 'E': E = atoi(optarg); break;
 		case 'k': K = atoi(optarg); break;
 		case 's': rng = strtoull(optarg, NULL, 0); break;
+		case 'P': projection(); return 0;
 		default: usage();
 		}
 	}

@@ -10,6 +10,10 @@
  * card's exact integer clock).  An independent implementation of the
  * rules, so that the measured modelled times check both.
  *
+ * The matrix engines (CAPS.GEMM) are one more resource served first
+ * come first served: a GEMM packet (m12_gemm) reserves its HBM bytes and
+ * its multiply-adds from its start, and ends when the later of them does.
+ *
  * Model 1.1 (spec 1.0 cards) is the special case m12_model_1_1: one data
  * mover, a fetch that starts only once the packet before has started,
  * and drains that hold the command processor until they end.
@@ -26,6 +30,14 @@
 #define M12_HOST_BPNS	64.0
 #define M12_LINK_BPNS	800.0
 #define M12_MAX_PKTS	4096
+/*
+ * Matrix engines' multiply-adds per ns (spec §10; the card's clock
+ * charges 4 and 2 half-femtoseconds per multiply-add): 1.0 PFLOP/s with
+ * a bf16 operand, 2.0 PFLOP/s for MXFP8 activations by MXFP4 weights
+ * (the MX rate), one multiply-add being 2 FLOP.
+ */
+#define M12_MACS_PER_NS_BF16	500000.0
+#define M12_MACS_PER_NS_MX	1000000.0
 
 enum { M12_HBM, M12_HOST, M12_LINK, M12_CLASSES };
 
@@ -42,6 +54,7 @@ static inline void m12_model_1_1(void)
 
 struct m12 {
 	double cp, dm[M12_ENGINES], free[M12_CLASSES], done, drained;
+	double mxu;		/* the matrix engines are free */
 	double drain_start;	/* no packet is fetched before it */
 	double start[M12_MAX_PKTS];
 	int n;
@@ -71,13 +84,13 @@ static inline void m12_started(struct m12 *m, double t)
 }
 
 /*
- * A data packet moving @b[class] bytes, waiting for @trips round trips;
- * @relaxed: M890_PKT_F_RELAXED.  Returns its start.
+ * A data packet moving @b[class] bytes (a GEMM: and @macs multiply-adds
+ * at @macs_per_ns on the matrix engines), waiting for @trips round
+ * trips; @relaxed: M890_PKT_F_RELAXED.  Returns its start.
  */
-static inline double m12_data(struct m12 *m, int relaxed, double hbm,
-			      double host, double link, int trips)
+static inline double m12_packet(struct m12 *m, int relaxed, const double *b,
+				double macs, double macs_per_ns, int trips)
 {
-	const double b[M12_CLASSES] = { hbm, host, link };
 	double fe = m12_fetch(m), start, end;
 	int k = 0;
 
@@ -100,12 +113,42 @@ static inline double m12_data(struct m12 *m, int relaxed, double hbm,
 		if (m->free[c] > end)
 			end = m->free[c];
 	}
+	if (macs > 0) {
+		m->mxu = (m->mxu > start ? m->mxu : start) + macs / macs_per_ns;
+		if (m->mxu > end)
+			end = m->mxu;
+	}
 	end += trips * M12_TRIP_NS;
 	m->dm[k] = end;
 	if (end > m->done)
 		m->done = end;
 	m12_started(m, start);
 	return start;
+}
+
+/*
+ * A data packet moving @hbm, @host and @link bytes, waiting for @trips
+ * round trips; @relaxed: M890_PKT_F_RELAXED.  Returns its start.
+ */
+static inline double m12_data(struct m12 *m, int relaxed, double hbm,
+			      double host, double link, int trips)
+{
+	const double b[M12_CLASSES] = { hbm, host, link };
+
+	return m12_packet(m, relaxed, b, 0, 1, trips);
+}
+
+/*
+ * A GEMM packet (spec §7.15) moving @hbm bytes of this card's HBM and
+ * doing @macs multiply-adds at @macs_per_ns (M12_MACS_PER_NS_MX or
+ * _BF16): it takes the longer of the two.  Returns its start.
+ */
+static inline double m12_gemm(struct m12 *m, double hbm, double macs,
+			      double macs_per_ns)
+{
+	const double b[M12_CLASSES] = { hbm, 0, 0 };
+
+	return m12_packet(m, 0, b, macs, macs_per_ns, 0);
 }
 
 /* A drain with @bytes in class @c (a WAIT's check, a TIMESTAMP's or

@@ -23,6 +23,18 @@ $(BUILD)/unit-san/icn_switch_core_test: $(UNIT_CORE_DEPS)
 unit: $(BUILD)/unit/icn_switch_core_test $(BUILD)/unit-san/icn_switch_core_test
 userspace: unit
 
+# m890-moe's projection: the modelled expert GEMMs of tests/bench/
+# ep_dev_model.h and model12.h against timing model 1.2's arithmetic.
+UNIT_MOE_DEPS := tests/unit/moe_model_test.c tests/bench/ep_dev_model.h tests/bench/model12.h
+$(BUILD)/unit/moe_model_test: $(UNIT_MOE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Itests/bench $< -lm -o $@
+$(BUILD)/unit-san/moe_model_test: $(UNIT_MOE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Itests/bench -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all $< -lm -o $@
+unit: $(BUILD)/unit/moe_model_test $(BUILD)/unit-san/moe_model_test
+
 # uAPI layout: compile-time size and offset checks of every struct.
 UNIT_UAPI_CFLAGS = -std=c11 -Wall -Wextra -Werror -Iuapi -Iuapi/drm $(LIBM890_PKG_CFLAGS)
 $(BUILD)/unit/uapi_layout_test: tests/unit/uapi_layout_test.c $(wildcard uapi/*/*.h)
