@@ -7,11 +7,15 @@
  * MSI-X table and at a peer card's registers (the re-entrancy guard);
  * work that never ends (aliased page tables, self-linked tables) stays
  * bounded per run and stops on queue reset, device reset and FLR; zero
- * lengths; DMA errors raised once, never retried; every guest-controlled
- * index out of range; guest-sized lengths; divisions by a zero stride or
- * element size; every access width on every region; a packet and its
- * index/weight lists rewritten while the packet runs (read once); and no
- * stale or uninitialised data in fresh HBM or read-only registers.
+ * lengths (also COPY_ROWS and MOE_ROUTE with no rows); DMA errors raised
+ * once, never retried; every guest-controlled index out of range;
+ * guest-sized lengths; divisions by a zero stride or element size; every
+ * access width on every region; a packet and its index/weight lists,
+ * COPY_ROWS's index lists and segment tables and MOE_ROUTE's counts and
+ * ids rewritten while the packet runs (read once, or as the spec says);
+ * a COPY_ROWS fault that stops its queue alone while another context's
+ * long packet runs on; and no stale or uninitialised data in fresh HBM
+ * or read-only registers.
  *
  * Besides the common map of m890-qtest.h, card 0's ASID 0 has:
  *
@@ -28,6 +32,7 @@
  * ===========  ======================================================
  */
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
 #include "m890-qtest.h"
 
 #define VA_ALIAS        0x140000000ull
@@ -283,6 +288,96 @@ static void test_endless_work(void)
                      M890_FAULT_BAD_PTE);
 }
 
+/*
+ * COPY_ROWS and MOE_ROUTE with nothing to move (spec 7.13, 7.14): a count
+ * of 0, rows with a NONE index, a segment whose table entry is 0, SEND of
+ * 0 tokens and RECV of 0 received rows touch none of the unmapped memory
+ * their fields name, and write exactly the outputs the spec gives them.
+ */
+static void zero_rows(Card *a)
+{
+    uint64_t list = scratch + 2048, cnt = scratch + 2560;
+    union m890_packet p = { 0 };
+    int i;
+
+    /* count 0: tables and index lists unmapped */
+    p.copy_rows.hdr = M890_PKT_HDR(M890_PKT_COPY_ROWS, 0);
+    p.copy_rows.row_bytes = 64;
+    p.copy_rows.src = VA_NONE;
+    p.copy_rows.dst = VA_NONE;
+    p.copy_rows.src_idx = VA_NONE;
+    p.copy_rows.dst_idx = VA_NONE;
+    p.copy_rows.seg_rows = 1;
+    p.copy_rows.tables = M890_ROWS_SRC_TABLE | M890_ROWS_DST_TABLE;
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+
+    /* three rows whose source index is NONE: no row is touched */
+    qtest_memset(qs->qts, list, 0xff, 12);
+    for (i = 0; i < 3; i++) {
+        qtest_writel(qs->qts, list + 16 + 4 * i, i);
+    }
+    p.copy_rows.src_idx = VA_HOST + list;
+    p.copy_rows.dst_idx = VA_HOST + list + 16;
+    p.copy_rows.count = 3;
+    p.copy_rows.seg_rows = 0;
+    p.copy_rows.tables = 0;
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+
+    /* three rows in a destination segment whose table entry is 0 */
+    wq64(a, list, 0);
+    p.copy_rows.src_idx = 0;
+    p.copy_rows.dst_idx = 0;
+    p.copy_rows.dst = VA_HOST + list;
+    p.copy_rows.seg_rows = 4;
+    p.copy_rows.tables = M890_ROWS_DST_TABLE;
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+
+    /* SEND of 0 tokens: ids and combine_idx unread; lists NONE, counts */
+    qtest_memset(qs->qts, list, 0, 32);
+    qtest_memset(qs->qts, cnt, 0, 16);
+    p = (union m890_packet){ 0 };
+    p.moe_route.hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+    p.moe_route.mode = M890_ROUTE_SEND;
+    p.moe_route.k = 4;
+    p.moe_route.my_rank = 1;
+    p.moe_route.ids = VA_NONE;
+    p.moe_route.tmax = 2;
+    p.moe_route.ranks = 2;
+    p.moe_route.experts_per_rank = 8;
+    p.moe_route.tag = 0x1234;
+    p.moe_route.out0 = VA_HOST + list;
+    p.moe_route.out1 = VA_HOST + list + 16;
+    p.moe_route.out2 = VA_HOST + cnt;
+    p.moe_route.out3 = VA_NONE;
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+    for (i = 0; i < 8; i++) {
+        g_assert_cmphex(qtest_readl(qs->qts, list + 4 * i), ==,
+                        M890_INDEX_NONE);
+    }
+    g_assert_cmphex(qtest_readq(qs->qts, cnt), ==, 0x1234ull << 32);
+    g_assert_cmphex(qtest_readq(qs->qts, cnt + 8), ==, 0x1234ull << 32);
+
+    /*
+     * RECV of 0 rows from each source (high halves ignored): the meta
+     * table and the expert lists unmapped; expert_count reads 0.
+     */
+    qtest_memset(qs->qts, list, 0xee, 12);
+    qtest_writeq(qs->qts, cnt, 0xabcd00000000ull);
+    qtest_writeq(qs->qts, cnt + 8, 1ull << 32);
+    p.moe_route.mode = M890_ROUTE_RECV;
+    p.moe_route.experts_per_rank = 2;
+    p.moe_route.cap = 2;
+    p.moe_route.out0 = VA_HOST + list;
+    p.moe_route.out1 = VA_NONE;
+    p.moe_route.out2 = VA_NONE;
+    p.moe_route.out3 = VA_HOST + cnt;
+    g_assert_cmphex(run(a, 0, &p), ==, M890T_IDLE);
+    g_assert_cmphex(qtest_readl(qs->qts, list), ==, 0);
+    g_assert_cmphex(qtest_readl(qs->qts, list + 4), ==, 0);
+    g_assert_cmphex(qtest_readl(qs->qts, list + 8), ==, 0xeeeeeeee);
+    queue_start(a, 0);
+}
+
 static void test_zero_lengths(void)
 {
     Card *a = &cards[0];
@@ -312,6 +407,7 @@ static void test_zero_lengths(void)
     }
     g_assert_cmpuint(qrd(a, 0, M890_Q_HEAD), ==, 6);
     queue_start(a, 0);
+    zero_rows(a);
 }
 
 static void test_dma_errors(void)
@@ -692,6 +788,474 @@ static void test_read_twice(void)
     queue_start(a, 0);
 }
 
+#define BF16_1          0x3f80
+#define BF16_2          0x4000
+#define BF16_8          0x4100
+#define BF16_16         0x4180
+#define BF16_128        0x4300
+
+/* Fill @n HBM bytes at @off with the 16-bit value @v. */
+static void hbm_fill16(Card *c, uint64_t off, uint16_t v, size_t n)
+{
+    g_autofree uint16_t *buf = g_malloc(n);
+    size_t i;
+
+    for (i = 0; i < n / 2; i++) {
+        buf[i] = cpu_to_le16(v);
+    }
+    qpci_memwrite(c->dev, c->hbm, off, buf, n);
+}
+
+/* True if the @n HBM bytes at @off are all the 16-bit value @v. */
+static bool hbm_is16(Card *c, uint64_t off, uint16_t v, size_t n)
+{
+    g_autofree uint16_t *buf = g_malloc(n);
+    size_t i;
+
+    qpci_memread(c->dev, c->hbm, off, buf, n);
+    for (i = 0; i < n / 2; i++) {
+        if (le16_to_cpu(buf[i]) != v) {
+            g_test_message("HBM 0x%" PRIx64 ": 0x%04x, want 0x%04x",
+                           (uint64_t)(off + 2 * i), le16_to_cpu(buf[i]), v);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * A COPY_ROWS ADD of @count BF16 rows of 16 MiB, the longest row: 8 Mi
+ * elements, so 16 runs per row (§4.3: 512 Ki elements per run).
+ */
+static union m890_packet add_rows(uint64_t src, uint64_t dst, uint32_t count)
+{
+    union m890_packet p = { 0 };
+
+    p.copy_rows.hdr = M890_PKT_HDR(M890_PKT_COPY_ROWS, 0);
+    p.copy_rows.row_bytes = M890_ROWS_MAX;
+    p.copy_rows.src = src;
+    p.copy_rows.dst = dst;
+    p.copy_rows.count = count;
+    p.copy_rows.op = M890_ROWS_ADD;
+    p.copy_rows.dtype = M890_DTYPE_BF16;
+    return p;
+}
+
+/* A COPY_ROWS COPY of 4 rows of 64 bytes, no lists. */
+static union m890_packet small_rows(uint64_t src, uint64_t dst)
+{
+    union m890_packet p = { 0 };
+
+    p.copy_rows.hdr = M890_PKT_HDR(M890_PKT_COPY_ROWS, 0);
+    p.copy_rows.row_bytes = 64;
+    p.copy_rows.src = src;
+    p.copy_rows.dst = dst;
+    p.copy_rows.count = 4;
+    return p;
+}
+
+/* Poll (up to ~5 s) until the guest RAM word at @addr is no longer @was. */
+static void wait_changed(uint64_t addr, uint64_t was, bool quad)
+{
+    int i;
+
+    for (i = 0; i < 50000; i++) {
+        if ((quad ? qtest_readq(qs->qts, addr) :
+             qtest_readl(qs->qts, addr)) != was) {
+            return;
+        }
+        g_usleep(100);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * COPY_ROWS reads each index once, when its row starts, and each table
+ * entry once per packet (§7.13): rows 0 and 128 of VA_ROWS hold BF16 1.0
+ * and 2.0; a row of VA_BIG adds onto HBM_ALIAS eight times over, one at
+ * VA_BIG2 onto HBM_ALIAS2.  MOE_ROUTE RECV reads its receive counts once,
+ * when it starts; SEND reads its ids twice, and ids changed between the
+ * passes leave every entry inside its list and every row number below
+ * ranks * tmax (§7.14).
+ */
+#define RECV_ROWS       (1u << 18)      /* 16 runs of 16384 rows */
+#define SEND_TOKENS     (1u << 17)      /* 8 runs per pass */
+#define HBM_WEIGHTS     (12 * 1024 * 1024ull)
+#define GUARD           4096
+
+static void test_rows_read_once(void)
+{
+    Card *a = &cards[0];
+    uint64_t lists = 2ull * SEND_TOKENS, t0, v;
+    uint64_t rows = galloc(a, RECV_ROWS * 4);
+    uint64_t ids = galloc(a, SEND_TOKENS * 4);
+    uint64_t out = galloc(a, 3 * GUARD + 2 * lists * 4);
+    uint64_t comb = galloc(a, SEND_TOKENS * 4 + GUARD);
+    uint64_t cnt = scratch + 256, ecount = scratch + 272;
+    g_autofree uint32_t *buf = g_malloc(RECV_ROWS * 8);
+    g_autofree uint8_t *guard = g_malloc(GUARD);
+    g_autofree uint8_t *got = g_malloc(GUARD);
+    union m890_packet p;
+    uint32_t idx[2], head, e, src, dst;
+    float w;
+    uint64_t i;
+
+    /* the index lists: row 0 -> row 0, rewritten to 128 -> 65536 */
+    hbm_fill16(a, HBM_ROW0, BF16_1, MIB2);
+    hbm_fill16(a, HBM_ROW1, BF16_2, MIB2);
+    hbm_set(a, HBM_ALIAS, 0, MIB2);
+    hbm_set(a, HBM_ALIAS2, 0, MIB2);
+    idx[0] = idx[1] = 0;
+    qtest_memwrite(qs->qts, scratch, idx, sizeof(idx));
+    p = add_rows(VA_ROWS, VA_BIG, 1);
+    p.copy_rows.src_idx = VA_HOST + scratch;
+    p.copy_rows.dst_idx = VA_HOST + scratch + 4;
+    head = qrd(a, 0, M890_Q_HEAD);
+    t0 = rdq(a, M890_REG_CLOCK);
+    post(a, 0, &p);
+    wait_clock(a, t0 + 500);
+    idx[0] = cpu_to_le32(2 * GIB / M890_ROWS_MAX);
+    idx[1] = cpu_to_le32((VA_BIG2 - VA_BIG) / M890_ROWS_MAX);
+    qtest_memwrite(qs->qts, scratch, idx, sizeof(idx));
+    if (qrd(a, 0, M890_Q_HEAD) != head) {
+        g_test_message("COPY_ROWS ended before its indices changed");
+    }
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    g_assert(hbm_is16(a, HBM_ALIAS, BF16_8, MIB2));
+    g_assert(hbm_is(a, HBM_ALIAS2, 0, MIB2));
+
+    /* both tables, two rows of segment 0: entries changed during row 0 */
+    hbm_set(a, HBM_ALIAS, 0, MIB2);
+    wq64(a, scratch + 64, VA_ROWS);
+    wq64(a, scratch + 128, VA_BIG);
+    p = add_rows(VA_HOST + scratch + 64, VA_HOST + scratch + 128, 2);
+    p.copy_rows.seg_rows = 2;
+    p.copy_rows.tables = M890_ROWS_SRC_TABLE | M890_ROWS_DST_TABLE;
+    head = qrd(a, 0, M890_Q_HEAD);
+    t0 = rdq(a, M890_REG_CLOCK);
+    post(a, 0, &p);
+    wait_clock(a, t0 + 500);
+    wq64(a, scratch + 64, VA_ROWS + 2 * GIB);
+    wq64(a, scratch + 128, VA_BIG2);
+    if (qrd(a, 0, M890_Q_HEAD) != head) {
+        g_test_message("COPY_ROWS ended before its tables changed");
+    }
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    g_assert(hbm_is16(a, HBM_ALIAS, BF16_16, MIB2));
+    g_assert(hbm_is(a, HBM_ALIAS2, 0, MIB2));
+
+    /*
+     * RECV of RECV_ROWS rows of one source, all for expert 0, row r of
+     * weight r: the count changes to 1 once row 0 is in the list.
+     */
+    for (i = 0; i < RECV_ROWS; i++) {
+        w = i;
+        buf[2 * i] = 0;
+        memcpy(&buf[2 * i + 1], &w, 4);
+    }
+    qpci_memwrite(a->dev, a->hbm, HBM_ALIAS, buf, RECV_ROWS * 8);
+    qtest_memset(qs->qts, rows, 0xee, RECV_ROWS * 4);
+    hbm_set(a, HBM_WEIGHTS, 0xee, RECV_ROWS * 4);
+    qtest_writel(qs->qts, ecount, 0xeeeeeeee);
+    qtest_writeq(qs->qts, cnt, 0xfeed00000000ull | RECV_ROWS);
+    p = (union m890_packet){ 0 };
+    p.moe_route.hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+    p.moe_route.mode = M890_ROUTE_RECV;
+    p.moe_route.k = 1;
+    p.moe_route.ids = VA_HBM + HBM_ALIAS;
+    p.moe_route.tmax = RECV_ROWS;
+    p.moe_route.ranks = 1;
+    p.moe_route.experts_per_rank = 1;
+    p.moe_route.cap = RECV_ROWS;
+    p.moe_route.out0 = VA_HOST + ecount;
+    p.moe_route.out1 = VA_HOST + rows;
+    p.moe_route.out2 = VA_HBM + HBM_WEIGHTS;
+    p.moe_route.out3 = VA_HOST + cnt;
+    head = qrd(a, 0, M890_Q_HEAD);
+    post(a, 0, &p);
+    wait_changed(rows, 0xeeeeeeee, false);
+    qtest_writeq(qs->qts, cnt, 1);
+    if (qrd(a, 0, M890_Q_HEAD) != head) {
+        g_test_message("RECV ended before its counts changed");
+    }
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+    g_assert_cmpuint(qtest_readl(qs->qts, ecount), ==, RECV_ROWS);
+    qtest_memread(qs->qts, rows, buf, RECV_ROWS * 4);
+    for (i = 0; i < RECV_ROWS; i++) {
+        g_assert_cmpuint(le32_to_cpu(buf[i]), ==, i);
+    }
+    qpci_memread(a->dev, a->hbm, HBM_WEIGHTS, buf, RECV_ROWS * 4);
+    for (i = 0; i < RECV_ROWS; i++) {
+        w = i;
+        memcpy(&e, &w, 4);
+        g_assert_cmphex(le32_to_cpu(buf[i]), ==, e);
+    }
+
+    /*
+     * SEND of SEND_TOKENS tokens, each to expert 1 on rank 1 of 2; once
+     * pass 1 wrote dest_count, every id becomes expert 0 (rank 0, whose
+     * block pass 1 made empty).  The lists start as NONE between guards.
+     */
+    for (i = 0; i < SEND_TOKENS; i++) {
+        buf[i] = cpu_to_le32(1);
+    }
+    qtest_memwrite(qs->qts, ids, buf, SEND_TOKENS * 4);
+    qtest_memset(qs->qts, out, 0xa5, 3 * GUARD + 2 * lists * 4);
+    qtest_memset(qs->qts, out + GUARD, 0xff, lists * 4);
+    qtest_memset(qs->qts, out + 2 * GUARD + lists * 4, 0xff, lists * 4);
+    qtest_memset(qs->qts, comb, 0xa5, SEND_TOKENS * 4 + GUARD);
+    qtest_writeq(qs->qts, cnt, ~0ull);
+    qtest_writeq(qs->qts, cnt + 8, ~0ull);
+    p = (union m890_packet){ 0 };
+    p.moe_route.hdr = M890_PKT_HDR(M890_PKT_MOE_ROUTE, 0);
+    p.moe_route.mode = M890_ROUTE_SEND;
+    p.moe_route.k = 1;
+    p.moe_route.ids = VA_HOST + ids;
+    p.moe_route.tokens = SEND_TOKENS;
+    p.moe_route.tmax = SEND_TOKENS;
+    p.moe_route.ranks = 2;
+    p.moe_route.experts_per_rank = 1;
+    p.moe_route.tag = 7;
+    p.moe_route.out0 = VA_HOST + out + GUARD;
+    p.moe_route.out1 = VA_HOST + out + 2 * GUARD + lists * 4;
+    p.moe_route.out2 = VA_HOST + cnt;
+    p.moe_route.out3 = VA_HOST + comb;
+    head = qrd(a, 0, M890_Q_HEAD);
+    post(a, 0, &p);
+    wait_changed(cnt + 8, ~0ull, true);
+    qtest_memset(qs->qts, ids, 0, SEND_TOKENS * 4);
+    if (qrd(a, 0, M890_Q_HEAD) != head) {
+        g_test_message("SEND ended before its ids changed");
+    }
+    g_assert_cmphex(settle(a, 0), ==, M890T_IDLE);
+
+    /* pass 1 saw the old ids: its counts and the NONE tail are exact */
+    g_assert_cmphex(qtest_readq(qs->qts, cnt), ==, 7ull << 32);
+    g_assert_cmphex(qtest_readq(qs->qts, cnt + 8), ==,
+                    7ull << 32 | SEND_TOKENS);
+    memset(guard, 0xa5, GUARD);
+    for (i = 0; i < 4; i++) {
+        qtest_memread(qs->qts, i < 3 ? out + i * (GUARD + lists * 4) :
+                      comb + SEND_TOKENS * 4, got, GUARD);
+        g_assert(!memcmp(got, guard, GUARD));
+    }
+    /* pass 2: every entry NONE or a token and a row inside the lists */
+    qtest_memread(qs->qts, out + GUARD, buf, lists * 4);
+    qtest_memread(qs->qts, out + 2 * GUARD + lists * 4, buf + lists,
+                  lists * 4);
+    for (i = 0; i < lists; i++) {
+        src = le32_to_cpu(buf[i]);
+        dst = le32_to_cpu(buf[lists + i]);
+        if (i >= SEND_TOKENS) {
+            g_assert_cmphex(src, ==, M890_INDEX_NONE);
+            g_assert_cmphex(dst, ==, M890_INDEX_NONE);
+        } else if (src != M890_INDEX_NONE) {
+            g_assert_cmpuint(src, <, SEND_TOKENS);
+            g_assert_cmpuint(dst, <, lists);
+        }
+    }
+    qtest_memread(qs->qts, comb, buf, SEND_TOKENS * 4);
+    for (i = 0; i < SEND_TOKENS; i++) {
+        v = le32_to_cpu(buf[i]);
+        if (v != M890_INDEX_NONE) {
+            g_assert_cmpuint(v, <, lists);
+        }
+    }
+    queue_start(a, 0);
+}
+
+#define VA1_SRC         VA_ALIAS                /* ASID 1: on HBM_ROW0 */
+#define VA1_DST         (VA_ALIAS + GIB)        /* ASID 1: on HBM_ALIAS2 */
+#define HBM_SRC         0x40000ull      /* 4 rows of 64 bytes, 0xc0 + i */
+#define HBM_DST0        0x50000ull      /* queue 0 (ASID 0) */
+#define HBM_DST1        0x60000ull      /* queue 1 (ASID 1) */
+#define HBM_DST2        0x70000ull      /* queue 2 (ASID 0) */
+#define HBM_LIST1       0x78000ull      /* queue 1's index list */
+
+/*
+ * ASID 1: local HBM at VA_HBM, 1 GiB of HBM_ROW0 at VA1_SRC and 1 GiB of
+ * HBM_ALIAS2 at VA1_DST; nothing else.
+ */
+static void build_asid1(Card *c)
+{
+    uint64_t root = pt_new(c), ls = pt_new(c), ld = pt_new(c);
+    unsigned int e;
+
+    for (e = 0; e < 512; e++) {
+        wq64(c, ls + e * 8, HBM_ROW0 | PTE_HBM | M890_PTE_LARGE);
+        wq64(c, ld + e * 8, HBM_ALIAS2 | PTE_HBM | M890_PTE_LARGE);
+    }
+    for (e = 0; e < 8; e++) {
+        pt_set(c, root, VA_HBM + e * MIB2, 1,
+               e * MIB2 | PTE_HBM | M890_PTE_LARGE);
+    }
+    pt_set(c, root, VA1_SRC, 2, ls | M890_PTE_VALID);
+    pt_set(c, root, VA1_DST, 2, ld | M890_PTE_VALID);
+    wq64(c, c->ctx + M890_CTX_DESC_SIZE, root | M890_CTX_VALID);
+    wr(c, M890_REG_MMU_CTX_COUNT, 2);
+}
+
+/* The 64-byte rows 0 .. 3 at HBM @off are all @r0 .. @r3 (0: untouched). */
+static void rows_are(Card *c, uint64_t off, int r0, int r1, int r2, int r3)
+{
+    const int want[4] = { r0, r1, r2, r3 };
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        g_assert(hbm_is(c, off + 64 * i, want[i], 64));
+    }
+}
+
+/*
+ * Run the failing @p on queue 0 (ASID 0): it stops with @err at its
+ * packet, and only it: queue 1 (ASID 1) is not in error.
+ */
+static void rows_fault(Card *a, const union m890_packet *p, uint32_t err)
+{
+    uint32_t head = qrd(a, 0, M890_Q_HEAD), st = run(a, 0, p);
+
+    g_assert_cmphex(st & M890_Q_STATUS_ERROR, ==, M890_Q_STATUS_ERROR);
+    g_assert_cmpuint(qerr(st), ==, err);
+    g_assert_cmpuint(qrd(a, 0, M890_Q_HEAD), ==, head);
+    g_assert_cmpuint(qrd(a, 0, M890_Q_ERR_HEAD), ==, head);
+    g_assert_cmphex(rd(a, M890_REG_QERR_STATUS), ==, 1);
+    g_assert_cmphex(qrd(a, 1, M890_Q_STATUS) & M890_Q_STATUS_ERROR, ==, 0);
+}
+
+/*
+ * A COPY_ROWS that faults stops its queue and nothing else (§4.4, §7.13:
+ * the rows before the failing access are done, none after it): queue 1,
+ * in another context, runs a 256 MiB ADD over 256 runs meanwhile and then
+ * its next packets; queue 2, in the faulting queue's own context, runs a
+ * COPY_ROWS between the faults.
+ */
+static void test_rows_fault_isolation(void)
+{
+    Card *a = &cards[0];
+    uint64_t list = scratch + 1024, tab = scratch + 1536;
+    static const uint32_t perm[4] = { 1, 0, 3, 2 };
+    uint32_t faults = rd(a, M890_REG_MMU_FAULT_COUNT), head1, x[4];
+    union m890_packet p[3], f;
+    int i;
+
+    build_asid1(a);
+    queue_start_asid(a, 1, 1);
+    hbm_fill16(a, HBM_ROW0, BF16_1, MIB2);
+    hbm_set(a, HBM_ALIAS2, 0, MIB2);
+    for (i = 0; i < 4; i++) {
+        hbm_set(a, HBM_SRC + 64 * i, 0xc0 + i, 64);
+    }
+    hbm_set(a, HBM_DST1, 0, 256);
+    hbm_set(a, HBM_DST2, 0, 256);
+    qpci_memwrite(a->dev, a->hbm, HBM_LIST1, perm, sizeof(perm));
+    qtest_writeq(qs->qts, a->fence[1], 0);
+
+    /* queue 1: 16 rows of 16 MiB added 128 times onto HBM_ALIAS2, ... */
+    p[0] = add_rows(VA1_SRC, VA1_DST, 16);
+    p[1] = small_rows(VA_HBM + HBM_SRC, VA_HBM + HBM_DST1);
+    p[1].copy_rows.dst_idx = VA_HBM + HBM_LIST1;
+    p[2] = (union m890_packet){ 0 };
+    p[2].fence.hdr = M890_PKT_HDR(M890_PKT_FENCE, 0);
+    p[2].fence.value = 0x51;
+    for (i = 0; i < 3; i++) {
+        post(a, 1, &p[i]);
+    }
+    /* its DM may run behind REG_CLOCK (§10): wait for its first sums */
+    for (i = 0; i < 50000 && !qpci_io_readw(a->dev, a->hbm, HBM_ALIAS2); i++) {
+        g_usleep(100);
+    }
+    g_assert_cmphex(qpci_io_readw(a->dev, a->hbm, HBM_ALIAS2), !=, 0);
+
+    /* an index that puts a destination row on unmapped VA: MMU fault */
+    hbm_set(a, HBM_DST0, 0, 256);
+    x[0] = 3;
+    x[1] = 2;
+    x[2] = (VA_NONE - VA_HBM - HBM_DST0) / 64;
+    x[3] = 0;
+    qtest_memwrite(qs->qts, list, x, sizeof(x));
+    f = small_rows(VA_HBM + HBM_SRC, VA_HBM + HBM_DST0);
+    f.copy_rows.dst_idx = VA_HOST + list;
+    rows_fault(a, &f, M890_QERR_MMU_FAULT);
+    g_assert_cmphex(rdq(a, M890_REG_MMU_FAULT_ADDR), ==, VA_NONE);
+    g_assert_cmphex(rd(a, M890_REG_MMU_FAULT_INFO), ==,
+                    M890_FAULT_NOT_PRESENT << M890_FAULT_REASON_SHIFT |
+                    M890_FAULT_WRITE);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_FAULT_COUNT), ==, faults + 1);
+    rows_are(a, HBM_DST0, 0, 0, 0xc1, 0xc0);
+    recover(a, 0);
+
+    /* an index past its destination table: BAD_FIELD */
+    hbm_set(a, HBM_DST0, 0, 256);
+    for (i = 0; i < 3; i++) {
+        wq64(a, tab + 8 * i, VA_HBM + HBM_DST0 + 64 * i);
+    }
+    x[0] = 1;
+    x[1] = 0;
+    x[2] = M890_TABLE_MAX_SEGMENTS;
+    x[3] = 2;
+    qtest_memwrite(qs->qts, list, x, sizeof(x));
+    f = small_rows(VA_HBM + HBM_SRC, VA_HOST + tab);
+    f.copy_rows.dst_idx = VA_HOST + list;
+    f.copy_rows.seg_rows = 1;
+    f.copy_rows.tables = M890_ROWS_DST_TABLE;
+    rows_fault(a, &f, M890_QERR_BAD_FIELD);
+    rows_are(a, HBM_DST0, 0xc1, 0xc0, 0, 0);
+    recover(a, 0);
+
+    /* the faulting queue's own context keeps running on queue 2 */
+    qtest_memwrite(qs->qts, list, perm, sizeof(perm));
+    f = small_rows(VA_HBM + HBM_SRC, VA_HBM + HBM_DST2);
+    f.copy_rows.dst_idx = VA_HOST + list;
+    g_assert_cmphex(run(a, 2, &f), ==, M890T_IDLE);
+    rows_are(a, HBM_DST2, 0xc1, 0xc0, 0xc3, 0xc2);
+
+    /* a source index onto a host page nothing decodes: DMA */
+    hbm_set(a, HBM_DST0, 0, 256);
+    x[0] = 0;
+    x[1] = 1;
+    x[2] = (BAD_NOWHERE - VA_HBM - HBM_SRC) / 64;
+    x[3] = 3;
+    qtest_memwrite(qs->qts, list, x, sizeof(x));
+    f = small_rows(VA_HBM + HBM_SRC, VA_HBM + HBM_DST0);
+    f.copy_rows.src_idx = VA_HOST + list;
+    rows_fault(a, &f, M890_QERR_DMA);
+    g_assert_cmpuint(rd(a, M890_REG_MMU_FAULT_COUNT), ==, faults + 1);
+    rows_are(a, HBM_DST0, 0xc0, 0xc1, 0, 0);
+    recover(a, 0);
+
+    /* an index whose row leaves the VA space (pitch 2 GiB): BAD_FIELD */
+    hbm_set(a, HBM_DST0, 0, 256);
+    x[0] = 0;
+    x[1] = 1u << 17;
+    qtest_memwrite(qs->qts, list, x, 8);
+    f = small_rows(VA_HBM + HBM_SRC, VA_HBM + HBM_DST0);
+    f.copy_rows.src_idx = VA_HOST + list;
+    f.copy_rows.src_pitch = 1u << 31;
+    f.copy_rows.count = 2;
+    rows_fault(a, &f, M890_QERR_BAD_FIELD);
+    rows_are(a, HBM_DST0, 0xc0, 0, 0, 0);
+    recover(a, 0);
+
+    /* queue 1 was not stopped: its ADD, its COPY_ROWS and its FENCE */
+    head1 = qrd(a, 1, M890_Q_HEAD);
+    if (head1) {
+        g_test_message("queue 1's ADD ended before the last fault");
+    }
+    g_assert_cmphex(settle(a, 1), ==, M890T_IDLE);
+    g_assert_cmpuint(qrd(a, 1, M890_Q_HEAD), ==, 3);
+    g_assert_cmphex(qtest_readq(qs->qts, a->fence[1]), ==, 0x51);
+    g_assert(hbm_is16(a, HBM_ALIAS2, BF16_128, MIB2));
+    rows_are(a, HBM_DST1, 0xc1, 0xc0, 0xc3, 0xc2);
+    g_assert_cmphex(rd(a, M890_REG_QERR_STATUS), ==, 0);
+
+    wq64(a, a->ctx + M890_CTX_DESC_SIZE, 0);
+    wr(a, M890_REG_MMU_CTX_COUNT, 1);
+    wr(a, M890_REG_EVT_STATUS, M890_EVT_QUEUE_ERROR | M890_EVT_MMU_FAULT);
+    for (i = 0; i < 3; i++) {
+        queue_start(a, i);
+    }
+}
+
 static void test_uninit(void)
 {
     Card *b = &cards[1];
@@ -758,6 +1322,9 @@ int main(int argc, char **argv)
     qtest_add_func("/m890/hazard/div-zero", test_div_zero);
     qtest_add_func("/m890/hazard/widths", test_widths);
     qtest_add_func("/m890/hazard/read-twice", test_read_twice);
+    qtest_add_func("/m890/hazard/rows-read-once", test_rows_read_once);
+    qtest_add_func("/m890/hazard/rows-fault-isolation",
+                   test_rows_fault_isolation);
     qtest_add_func("/m890/hazard/uninit", test_uninit);
     ret = g_test_run();
     qtest_shutdown(qs);
