@@ -133,8 +133,8 @@ if [ "${CHECK_VMS:-1}" != 0 ]; then
 		-l "$logdir/guest-2vms.console.log" -- m890-vm-fabric --leave
 fi
 # 6. The supernode: 64 cards in one guest (tests/guest/m890-supernode-tests.sh:
-# the all-to-all, the single-process collective and EP tests, ep_perf's
-# measured Kimi-K3 step against its formula), and the same 64 cards as
+# the all-to-all, the single-process collective and EP tests, m890-moe,
+# ep_perf's measured Kimi-K3 step against its formula), and the same 64 cards as
 # four VMs of sixteen on icn-switchd (m890-vm-fabric in each).
 if [ "${CHECK_SUPERNODE:-1}" != 0 ]; then
 	run_suite guest-64cards "$top/scripts/guest-run.sh" -n 64 -t "${GUEST_TIMEOUT:-1800}" \

@@ -62,6 +62,10 @@ suite a2a_perf a2a_perf_test --guest a2a_perf
 suite ynl m890-ynl-test
 check "icnctl port show" sh -c 'icnctl port show >/tmp/ports && test -s /tmp/ports'
 check "m890-a2a on $cards cards" sh -c 'm890-a2a >/tmp/a2a.log 2>&1 || { cat /tmp/a2a.log; exit 1; }'
+# One MoE layer (router, dispatch, MXFP4 expert GEMMs, combine) at the
+# program's own shape, bit-exact against the host's layer from the inputs.
+check "m890-moe on $cards cards: the MoE layer equals the host's from the inputs" sh -c \
+	'm890-moe >/tmp/moe.log 2>&1; rc=$?; sed "s/^/# /" /tmp/moe.log; test $rc = 0 && grep -q "^OK:" /tmp/moe.log'
 
 # rmmod with a client open is refused: the open file holds a reference to
 # the module (file_operations.owner; an mmap or a dma-buf keeps the file),

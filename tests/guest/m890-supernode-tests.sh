@@ -10,7 +10,8 @@
 # (dispatch/combine in bf16, MXFP8 and MXFP4, bit-exact against the host
 # reference), with every rank in one process and with one process per
 # card, EP with routing on the card (one process, and one process per
-# card), the device collectives and groups,
+# card), the device collectives and groups, one MoE layer (m890-moe,
+# 4 tokens per card, bit-exact against the host's layer from the inputs),
 # then ep_perf twice with its data checked and its modelled times
 # (TIMESTAMP events) held to its formula: routing on the host at the
 # Kimi-K3 decode shape within 1%, routing on the card at 32 tokens per
@@ -73,6 +74,14 @@ suite m890-lib-test-ep_dev_mproc m890-lib-test-ep_dev_mproc
 # The device collectives, both kinds (64 ranks in one process, then 64 processes).
 suite m890-lib-test-dcoll m890-lib-test-dcoll
 suite m890-lib-test-group m890-lib-test-group
+
+# One MoE layer on every card, end to end (router, dispatch, MXFP4
+# expert GEMMs, combine), at 4 tokens per card to keep it short.
+m890-moe -t 4 >/tmp/moe.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/moe.log
+test $rc = 0 && grep -q '^OK:' /tmp/moe.log
+result $? "m890-moe -t 4 on $cards cards: the MoE layer equals the host's from the inputs"
 
 # The K3 decode step, measured: one warm-up and one timed iteration
 # suffice (modelled time is deterministic), -A 1 fails a measurement
